@@ -1,0 +1,71 @@
+//! Calibration: warm up once, then double the size until one timed block is long enough
+//! (seed 003's loop), to choose the sizes a fit is run at.
+
+use serde::{Deserialize, Serialize};
+
+use crate::clock::Clock;
+use crate::error::{invalid, Error, Result};
+use crate::run::Run;
+use crate::workload::Workload;
+
+/// Where the doubling stopped.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Calibration {
+    /// The size reached.
+    pub n: u64,
+    /// Duration of the last block, in counts.
+    pub block_counts: u64,
+    /// The threshold asked for, in counts.
+    pub threshold_counts: f64,
+    /// Doublings made.
+    pub doublings: u32,
+    /// Whether the block reached the threshold (not stopped by the budget or the largest size).
+    pub reached: bool,
+}
+
+/// Doubles the workload's size from 1 until one run lasts at least `threshold_counts` of
+/// `clock`, after one untimed warm-up run at each new size.
+pub fn calibrate<C: Clock + ?Sized, W: Workload + ?Sized>(
+    clock: &mut C,
+    workload: &mut W,
+    threshold_counts: f64,
+    run: &mut Run<'_>,
+) -> Result<Calibration> {
+    if !(threshold_counts.is_finite() && threshold_counts > 0.0) {
+        return Err(invalid(
+            "calibration threshold",
+            format!("{threshold_counts} counts; expected a finite positive number"),
+        ));
+    }
+    let info = clock.info().clone();
+    let max = workload.max_n();
+    let mut n = 1u64;
+    let mut doublings = 0;
+    loop {
+        workload.prepare(n)?;
+        workload.run(n); // warm-up
+        let a = clock.read();
+        workload.run(n);
+        let b = clock.read();
+        let d = info.diff(a, b);
+        let d = if info.looks_backwards(d) { 0 } else { d };
+        let reached = d as f64 >= threshold_counts;
+        if reached || n >= max || run.check(0)?.is_some() {
+            if let Some(f) = clock.take_fault() {
+                return Err(Error::Fault {
+                    clock: info.name.clone(),
+                    fault: f,
+                });
+            }
+            return Ok(Calibration {
+                n,
+                block_counts: d,
+                threshold_counts,
+                doublings,
+                reached,
+            });
+        }
+        n = (n * 2).min(max);
+        doublings += 1;
+    }
+}

@@ -1,0 +1,554 @@
+//! Time against work: least squares, the least-values fit, and the tick-quantized step.
+//!
+//! The required time of a run is its smallest timing (seed 000), so each size N is run many
+//! times, interleaved across sizes, and the per-N minimum is fitted. The least-values fit is
+//! the line under every point with the least total excess: it maximises
+//! `intercept + slope × mean(x)` under `intercept + slope × xᵢ ≤ yᵢ`, whose optimum is the
+//! edge of the lower convex hull spanning mean(x), found in O(n log n) without an LP solver.
+//! Subtracting a straight line from tick-quantized timings leaves a Moiré sawtooth; a step
+//! function with the fitted slope and the tick's quantization leaves flat bands instead.
+
+use serde::{Deserialize, Serialize};
+
+use crate::calibrate::{calibrate, Calibration};
+use crate::clock::Clock;
+use crate::error::{invalid, Error, Result};
+use crate::run::{Budget, Run, Stop};
+use crate::synthetic::SplitMix64;
+use crate::workload::Workload;
+
+/// A straight line `intercept + slope × x`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Line {
+    /// Change of y per unit of x.
+    pub slope: f64,
+    /// y at x = 0.
+    pub intercept: f64,
+}
+
+impl Line {
+    /// The line's value at `x`.
+    pub fn at(&self, x: f64) -> f64 {
+        self.intercept + self.slope * x
+    }
+}
+
+/// Ordinary least squares.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Ols {
+    /// The fitted line.
+    pub line: Line,
+    /// Coefficient of determination (1 when all points lie on the line; 1 too when y is
+    /// constant and so is the fit).
+    pub r2: f64,
+    /// Standard error of the slope (0 with two points).
+    pub slope_stderr: f64,
+}
+
+fn finite_pairs(x: &[f64], y: &[f64]) -> Result<Vec<(f64, f64)>> {
+    if x.len() != y.len() {
+        return Err(invalid(
+            "points",
+            format!("{} x values but {} y values", x.len(), y.len()),
+        ));
+    }
+    Ok(x.iter()
+        .zip(y)
+        .filter(|(a, b)| a.is_finite() && b.is_finite())
+        .map(|(&a, &b)| (a, b))
+        .collect())
+}
+
+/// Least squares of `y` on `x` over the finite pairs: slope = cov(x, y) / var(x).
+/// Fails with fewer than two distinct x.
+pub fn ols(x: &[f64], y: &[f64]) -> Result<Ols> {
+    let p = finite_pairs(x, y)?;
+    let n = p.len() as f64;
+    if p.len() < 2 {
+        return Err(Error::NoData("a line needs at least two points".into()));
+    }
+    let mx = p.iter().map(|q| q.0).sum::<f64>() / n;
+    let my = p.iter().map(|q| q.1).sum::<f64>() / n;
+    let (mut sxx, mut sxy, mut syy) = (0.0, 0.0, 0.0);
+    for &(a, b) in &p {
+        let (dx, dy) = (a - mx, b - my);
+        sxx += dx * dx;
+        sxy += dx * dy;
+        syy += dy * dy;
+    }
+    if !(sxx > 0.0) || !sxx.is_finite() || !sxy.is_finite() {
+        return Err(Error::NoData(
+            "a line needs at least two distinct finite x values".into(),
+        ));
+    }
+    let slope = sxy / sxx;
+    let intercept = my - slope * mx;
+    let sse = (syy - slope * sxy).max(0.0);
+    let r2 = if syy > 0.0 { 1.0 - sse / syy } else { 1.0 };
+    let slope_stderr = if p.len() > 2 {
+        (sse / (n - 2.0) / sxx).sqrt()
+    } else {
+        0.0
+    };
+    Ok(Ols {
+        line: Line { slope, intercept },
+        r2,
+        slope_stderr,
+    })
+}
+
+/// Krutar's least-values fit.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LeastValues {
+    /// The line under every point.
+    pub line: Line,
+    /// Sum of the points' excess over the line: the least any line under them has.
+    pub total_excess: f64,
+    /// x of the two hull points the line passes through.
+    pub through: (f64, f64),
+}
+
+/// The least-values fit of the finite pairs: the line below every point whose total excess
+/// is least. Needs two distinct x.
+pub fn least_values(x: &[f64], y: &[f64]) -> Result<LeastValues> {
+    let mut p = finite_pairs(x, y)?;
+    if p.is_empty() {
+        return Err(Error::NoData("a line needs at least two points".into()));
+    }
+    let n = p.len() as f64;
+    let mean_x = p.iter().map(|q| q.0).sum::<f64>() / n;
+    let sum_y = p.iter().map(|q| q.1).sum::<f64>();
+    if !p.windows(2).all(|w| w[0].0 <= w[1].0) {
+        p.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    }
+    // Andrew's monotone chain, lower hull; of equal x only the lowest point can be on it.
+    let mut hull: Vec<(f64, f64)> = Vec::new();
+    for &q in &p {
+        if let Some(&last) = hull.last() {
+            if last.0 == q.0 {
+                continue; // sorted by y within x: the first is the lowest
+            }
+        }
+        while hull.len() >= 2 {
+            let (o, a) = (hull[hull.len() - 2], hull[hull.len() - 1]);
+            let cross = (a.0 - o.0) * (q.1 - o.1) - (a.1 - o.1) * (q.0 - o.0);
+            if cross <= 0.0 {
+                hull.pop();
+            } else {
+                break;
+            }
+        }
+        hull.push(q);
+    }
+    if hull.len() < 2 {
+        return Err(Error::NoData(
+            "a line needs at least two distinct finite x values".into(),
+        ));
+    }
+    // The hull edge whose x-range holds mean(x) maximises intercept + slope × mean(x).
+    let i = match hull.partition_point(|h| h.0 <= mean_x) {
+        0 => 0,
+        k if k >= hull.len() => hull.len() - 2,
+        k => k - 1,
+    };
+    let (a, b) = (hull[i], hull[i + 1]);
+    let slope = (b.1 - a.1) / (b.0 - a.0);
+    let intercept = a.1 - slope * a.0;
+    let line = Line { slope, intercept };
+    Ok(LeastValues {
+        line,
+        total_excess: sum_y - n * line.at(mean_x),
+        through: (a.0, b.0),
+    })
+}
+
+/// A staircase `tick × floor((offset + slope × x) / tick)`: what a clock of that tick shows
+/// for a duration growing on the line.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    /// The underlying line (true durations).
+    pub line: Line,
+    /// The tick the durations are quantized to.
+    pub tick: f64,
+    /// Points lying exactly on the staircase.
+    pub on_steps: u64,
+}
+
+impl Step {
+    /// The staircase's value at `x`.
+    pub fn at(&self, x: f64) -> f64 {
+        self.tick * (self.line.at(x) / self.tick).floor()
+    }
+}
+
+/// Fits a staircase of the given slope and tick to (x, y): the offset is the one that puts
+/// the most points exactly on a step, each point allowing offsets with
+/// `y ≤ offset + slope·x < y + tick`. Ties take the lowest offset.
+pub fn step_fit(x: &[f64], y: &[f64], slope: f64, tick: f64) -> Result<Step> {
+    if !(tick.is_finite() && tick > 0.0) || !slope.is_finite() {
+        return Err(invalid(
+            "step",
+            format!("tick {tick}, slope {slope}: need a finite positive tick and finite slope"),
+        ));
+    }
+    let p = finite_pairs(x, y)?;
+    if p.is_empty() {
+        return Err(Error::NoData("no point to fit a staircase to".into()));
+    }
+    // Sweep the interval endpoints: +1 at y − slope·x, −1 at that plus the tick.
+    let mut ev: Vec<(f64, i32)> = Vec::with_capacity(2 * p.len());
+    for &(a, b) in &p {
+        let lo = b - slope * a;
+        ev.push((lo, 1));
+        ev.push((lo + tick, -1));
+    }
+    ev.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let (mut depth, mut best, mut at) = (0i32, 0i32, ev[0].0);
+    for (i, &(v, d)) in ev.iter().enumerate() {
+        depth += d;
+        if depth > best {
+            best = depth;
+            // The middle of the best stretch, away from float trouble at its ends.
+            at = ev.get(i + 1).map_or(v, |next| 0.5 * (v + next.0));
+        }
+    }
+    Ok(Step {
+        line: Line {
+            slope,
+            intercept: at,
+        },
+        tick,
+        on_steps: best as u64,
+    })
+}
+
+/// Options of the fit experiment.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FitOptions {
+    /// Time budget, and the most timed runs in all.
+    pub budget: Budget,
+    /// Sizes to time (at least 2).
+    pub points: usize,
+    /// Runs per size (at least 1).
+    pub runs: usize,
+    /// Explicit sizes `lo..=hi`; when absent, calibration chooses the largest.
+    pub n_range: Option<(u64, u64)>,
+    /// Duration of the largest size, in ns, for calibration; by default the larger of the
+    /// Rule of 100 block, 50 ticks and 20 µs.
+    pub target_ns: Option<f64>,
+    /// Runs kept per size in the result.
+    pub keep_runs: usize,
+    /// Seed of the run order.
+    pub seed: u64,
+}
+
+impl FitOptions {
+    /// Defaults with the given budget: 16 sizes, 30 runs each.
+    pub fn new(budget: Budget) -> Self {
+        Self {
+            budget,
+            points: 16,
+            runs: 30,
+            n_range: None,
+            target_ns: None,
+            keep_runs: 64,
+            seed: 0xf17,
+        }
+    }
+
+    fn validate(&self) -> Result<()> {
+        if !(2..=10_000).contains(&self.points) {
+            return Err(invalid(
+                "points",
+                format!("{}; expected 2 to 10000", self.points),
+            ));
+        }
+        if !(1..=1_000_000).contains(&self.runs) {
+            return Err(invalid(
+                "runs",
+                format!("{}; expected 1 to 1000000", self.runs),
+            ));
+        }
+        if let Some((lo, hi)) = self.n_range {
+            if lo == 0 || hi <= lo {
+                return Err(invalid(
+                    "size range",
+                    format!("{lo}..{hi}; expected 1 ≤ lo < hi"),
+                ));
+            }
+        }
+        if let Some(t) = self.target_ns {
+            if !(t.is_finite() && t > 0.0 && t <= 60e9) {
+                return Err(invalid(
+                    "target duration",
+                    format!("{t} ns; expected more than 0 and at most 60 s"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One size's timings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FitPoint {
+    /// The size N.
+    pub n: u64,
+    /// Units of work at N (x of the fit).
+    pub work: f64,
+    /// The smallest timing, in counts (y of the fit).
+    pub min: f64,
+    /// Runs timed.
+    pub runs_done: u64,
+    /// Timings in counts, in the order taken (at most `keep_runs`).
+    pub runs: Vec<f64>,
+    /// Excess of the kept runs over the least-values line, in counts.
+    pub excess_line: Vec<f64>,
+    /// Excess of the kept runs over the step prediction, in counts.
+    pub excess_step: Vec<f64>,
+}
+
+/// The result of the fit experiment.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FitResult {
+    /// The workload's name.
+    pub workload: String,
+    /// The unit the slope is per.
+    pub unit: String,
+    /// Per-size timings.
+    pub points: Vec<FitPoint>,
+    /// Least squares over the per-size minima, in counts per unit.
+    pub ols: Ols,
+    /// Least-values fit over the per-size minima, in counts per unit.
+    pub least_values: LeastValues,
+    /// The step prediction with the least-values slope and the clock's tick.
+    pub step: Step,
+    /// The least-values slope in ns per unit, when the period is known.
+    pub slope_ns: Option<f64>,
+    /// The least-squares slope in ns per unit, when the period is known.
+    pub ols_slope_ns: Option<f64>,
+    /// The tick used, in counts.
+    pub tick_counts: f64,
+    /// Nanoseconds per count, when known.
+    pub ns_per_count: Option<f64>,
+    /// How the largest size was chosen, when calibrated.
+    pub calibration: Option<Calibration>,
+    /// Seconds spent.
+    pub elapsed_s: f64,
+    /// What ended the sampling.
+    pub stop: Stop,
+    /// What limits the result.
+    pub caveats: Vec<String>,
+}
+
+/// Times `workload` at a range of sizes with `clock` and fits time against work.
+pub fn measure<C: Clock + ?Sized, W: Workload + ?Sized>(
+    clock: &mut C,
+    workload: &mut W,
+    tick_counts: f64,
+    overhead_counts: f64,
+    run: &mut Run<'_>,
+    opts: &FitOptions,
+) -> Result<FitResult> {
+    opts.validate()?;
+    if !(tick_counts.is_finite() && tick_counts > 0.0) {
+        return Err(invalid(
+            "tick",
+            format!("{tick_counts} counts; expected positive"),
+        ));
+    }
+    let overhead_counts = if overhead_counts.is_finite() && overhead_counts > 0.0 {
+        overhead_counts
+    } else {
+        0.0
+    };
+    let info = clock.info().clone();
+    let ns = info.period.ns_per_count();
+    let mut caveats = Vec::new();
+
+    let (sizes, calibration) = match opts.n_range {
+        Some((lo, hi)) => {
+            let hi = hi.min(workload.max_n());
+            let lo = lo.min(hi);
+            let p = opts.points as u64;
+            let mut s: Vec<u64> = (0..p)
+                .map(|j| lo + ((hi - lo) as u128 * j as u128 / (p - 1) as u128) as u64)
+                .collect();
+            s.dedup();
+            (s, None)
+        }
+        None => {
+            let rule = crate::overhead::RULE_FACTOR * (tick_counts + overhead_counts);
+            let mut target = rule.max(50.0 * tick_counts);
+            if let Some(p) = ns {
+                target = target.max(20_000.0 / p);
+            }
+            if let Some(t) = opts.target_ns {
+                target = match ns {
+                    Some(p) => t / p,
+                    None => {
+                        caveats
+                            .push("target duration ignored: the clock's period is unknown".into());
+                        target
+                    }
+                };
+            }
+            let cal = calibrate(clock, workload, target, run)?;
+            if !cal.reached {
+                caveats.push(format!(
+                    "calibration stopped at N = {} before a run lasted {:.0} counts",
+                    cal.n, target
+                ));
+            }
+            let top = workload.work(cal.n);
+            let p = opts.points;
+            let mut s: Vec<u64> = (1..=p)
+                .map(|j| workload.n_for_work(top * j as f64 / p as f64))
+                .collect();
+            s.dedup();
+            (s, Some(cal))
+        }
+    };
+    if sizes.len() < 2 {
+        return Err(Error::NoData(
+            "fewer than two distinct sizes to fit: widen the range".into(),
+        ));
+    }
+    workload.prepare(*sizes.iter().max().unwrap_or(&1))?;
+
+    let mut rng = SplitMix64::new(opts.seed);
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); sizes.len()];
+    let mut order: Vec<usize> = (0..sizes.len()).collect();
+    let mut done = 0u64;
+    let mut backwards = 0u64;
+    let mut stop = Stop::Samples;
+    'rounds: for _ in 0..opts.runs {
+        // Interleave sizes in a fresh order each round, so slow drifts and periodic noise
+        // spread over all sizes instead of biasing some.
+        for i in (1..order.len()).rev() {
+            order.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        for &j in &order {
+            let n = sizes[j];
+            let a = clock.read();
+            workload.run(n);
+            let b = clock.read();
+            let d = info.diff(a, b);
+            if info.looks_backwards(d) {
+                backwards += 1;
+            } else {
+                times[j].push(d as f64);
+            }
+            done += 1;
+            if let Some(s) = run.check(done)? {
+                stop = s;
+                break 'rounds;
+            }
+        }
+    }
+    if let Some(f) = clock.take_fault() {
+        return Err(Error::Fault {
+            clock: info.name.clone(),
+            fault: f,
+        });
+    }
+    if backwards > 0 {
+        caveats.push(format!(
+            "{backwards} timings went backwards and were left out"
+        ));
+    }
+    let measured: Vec<usize> = (0..sizes.len()).filter(|&j| !times[j].is_empty()).collect();
+    if measured.len() < 2 {
+        return Err(Error::BudgetExhausted {
+            experiment: "fit",
+            budget_s: run.budget().time_s,
+            needed: "two sizes timed".into(),
+        });
+    }
+    let xs: Vec<f64> = measured.iter().map(|&j| workload.work(sizes[j])).collect();
+    let ys: Vec<f64> = measured
+        .iter()
+        .map(|&j| times[j].iter().copied().fold(f64::INFINITY, f64::min))
+        .collect();
+    let ols_fit = ols(&xs, &ys)?;
+    let lv = least_values(&xs, &ys)?;
+    let step = step_fit(&xs, &ys, lv.line.slope, tick_counts)?;
+    if lv.line.slope <= 0.0 {
+        caveats
+            .push("the fitted slope is not positive: the work is too small for this clock".into());
+    }
+    let points = measured
+        .iter()
+        .zip(xs.iter().zip(&ys))
+        .map(|(&j, (&x, &y))| {
+            let runs: Vec<f64> = times[j].iter().copied().take(opts.keep_runs).collect();
+            FitPoint {
+                n: sizes[j],
+                work: x,
+                min: y,
+                runs_done: times[j].len() as u64,
+                excess_line: runs.iter().map(|r| r - lv.line.at(x)).collect(),
+                excess_step: runs.iter().map(|r| r - step.at(x)).collect(),
+                runs,
+            }
+        })
+        .collect();
+    Ok(FitResult {
+        workload: workload.name().to_string(),
+        unit: workload.unit().to_string(),
+        points,
+        slope_ns: ns.map(|p| p * lv.line.slope),
+        ols_slope_ns: ns.map(|p| p * ols_fit.line.slope),
+        ols: ols_fit,
+        least_values: lv,
+        step,
+        tick_counts,
+        ns_per_count: ns,
+        calibration,
+        elapsed_s: run.elapsed(),
+        stop,
+        caveats,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ols_matches_closed_form() {
+        let x = [1.0, 2.0, 3.0, 4.0];
+        let y = [3.0, 5.0, 7.0, 9.0];
+        let f = ols(&x, &y).unwrap();
+        assert!((f.line.slope - 2.0).abs() < 1e-12);
+        assert!((f.line.intercept - 1.0).abs() < 1e-12);
+        assert!((f.r2 - 1.0).abs() < 1e-12);
+        assert!(ols(&[1.0, 1.0], &[2.0, 3.0]).is_err());
+        assert!(ols(&[1.0], &[2.0, 3.0]).is_err());
+    }
+
+    #[test]
+    fn least_values_lies_under_all_points() {
+        let x = [1.0, 2.0, 3.0, 4.0, 5.0];
+        let y = [2.0, 2.5, 4.0, 4.2, 6.0];
+        let f = least_values(&x, &y).unwrap();
+        for (a, b) in x.iter().zip(&y) {
+            assert!(b - f.line.at(*a) >= -1e-12);
+        }
+    }
+
+    #[test]
+    fn step_fit_puts_quantized_points_on_steps() {
+        // True durations 0.359 × x quantized to 0.5: the Moiré example of seed 000.
+        let x: Vec<f64> = (1..=40).map(f64::from).collect();
+        let y: Vec<f64> = x
+            .iter()
+            .map(|&a| 0.5 * ((0.1 + 0.359 * a) / 0.5).floor())
+            .collect();
+        let s = step_fit(&x, &y, 0.359, 0.5).unwrap();
+        assert_eq!(s.on_steps, 40);
+        for (a, b) in x.iter().zip(&y) {
+            assert!((b - s.at(*a)).abs() < 1e-9);
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! One clock through every experiment, as both front ends run it: tick, then overhead
+//! (which needs the tick), then fits (which need both).
+
+use serde::{Deserialize, Serialize};
+
+use crate::clock::Clock;
+use crate::error::{Error, Result};
+use crate::fit::{self, FitOptions};
+use crate::overhead::{self, OverheadOptions};
+use crate::report::{ClockReport, ExperimentError};
+use crate::run::{Flow, Progress, Run, Stopwatch};
+use crate::tick::{self, TickOptions};
+use crate::workload::WorkloadKind;
+
+/// What to run on a clock.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    /// The tick experiment.
+    pub tick: TickOptions,
+    /// The overhead experiment; skipped when absent.
+    pub overhead: Option<OverheadOptions>,
+    /// Fits to run, one per workload.
+    pub fits: Vec<(WorkloadKind, FitOptions)>,
+}
+
+/// Runs the plan on `clock`. A failed experiment is recorded in the report and the later
+/// experiments that need it are skipped; only cancellation is returned as an error.
+pub fn characterise<C: Clock + ?Sized>(
+    clock: &mut C,
+    stopwatch: &mut dyn Stopwatch,
+    observer: &mut dyn FnMut(&Progress<'_>) -> Flow,
+    plan: &Plan,
+) -> Result<ClockReport> {
+    let mut report = ClockReport::new(clock.info().clone());
+    let record = |report: &mut ClockReport, experiment: &str, e: Error| -> Result<()> {
+        if e == Error::Cancelled {
+            return Err(e);
+        }
+        report.errors.push(ExperimentError {
+            experiment: experiment.into(),
+            message: e.to_string(),
+        });
+        Ok(())
+    };
+
+    let mut run = Run::new("tick", plan.tick.budget, stopwatch, observer);
+    match tick::measure(clock, &mut run, &plan.tick) {
+        Ok(t) => report.tick = Some(t),
+        Err(e) => record(&mut report, "tick", e)?,
+    }
+    let Some(tick) = report.tick.as_ref().map(|t| t.estimate.tick) else {
+        return Ok(report);
+    };
+    let mut per_read = 0.0;
+    if let Some(o) = &plan.overhead {
+        let mut run = Run::new("overhead", o.budget, stopwatch, observer);
+        match overhead::measure(clock, tick, &mut run, o) {
+            Ok(r) => {
+                per_read = r.per_read_counts;
+                report.overhead = Some(r);
+            }
+            Err(e) => record(&mut report, "overhead", e)?,
+        }
+    }
+    for (kind, opts) in &plan.fits {
+        let mut w = kind.build();
+        let mut run = Run::new("fit", opts.budget, stopwatch, observer);
+        match fit::measure(clock, w.as_mut(), tick, per_read, &mut run, opts) {
+            Ok(r) => report.fits.push(r),
+            Err(e) => record(&mut report, "fit", e)?,
+        }
+    }
+    Ok(report)
+}

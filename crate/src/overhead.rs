@@ -1,0 +1,195 @@
+//! The cost of one read, from blocks of back-to-back reads, and the Rule of 100.
+//!
+//! A timing block should last at least 100 × (resolution + overhead) for the timing itself to
+//! perturb it by at most 1% (seed 001). The block of reads here is lengthened by doubling
+//! until it satisfies that rule, and the cost of a read is the minimum over many such blocks.
+
+use std::hint::black_box;
+
+use serde::{Deserialize, Serialize};
+
+use crate::clock::Clock;
+use crate::error::{invalid, Error, Result};
+use crate::run::{Budget, Run, Stop};
+use crate::stats::{self, Summary};
+
+/// The factor of the Rule of 100.
+pub const RULE_FACTOR: f64 = 100.0;
+
+/// Options of the overhead experiment.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OverheadOptions {
+    /// Time budget and the most blocks to time.
+    pub budget: Budget,
+    /// Per-block costs kept for plots.
+    pub keep: usize,
+}
+
+impl OverheadOptions {
+    /// Defaults with the given budget.
+    pub fn new(budget: Budget) -> Self {
+        Self { budget, keep: 4096 }
+    }
+}
+
+/// The result of the overhead experiment.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OverheadResult {
+    /// Cost of one read in counts: the minimum over blocks.
+    pub per_read_counts: f64,
+    /// The same in ns, when the period is known.
+    pub per_read_ns: Option<f64>,
+    /// Reads per block, chosen by doubling until the Rule of 100 held.
+    pub block_reads: u64,
+    /// Whether the chosen block meets the Rule of 100 (a coarse clock may need a block
+    /// longer than the time budget allows).
+    pub rule_met: bool,
+    /// Bound on the relative error of a block's timing: (tick + overhead) / block length.
+    pub block_error_bound: f64,
+    /// Blocks timed.
+    pub blocks: u64,
+    /// Distribution of the per-read cost over blocks, in counts.
+    pub distribution: Summary,
+    /// Per-read cost of each block, in order, decimated.
+    pub samples: Vec<f64>,
+    /// The shortest timing block to use with this clock: 100 × (tick + overhead), in counts.
+    pub min_block_counts: f64,
+    /// The same in ns.
+    pub min_block_ns: Option<f64>,
+    /// Seconds spent.
+    pub elapsed_s: f64,
+    /// What ended the sampling.
+    pub stop: Stop,
+}
+
+/// Times `len` back-to-back reads; returns the first and last reading.
+#[inline(never)]
+fn block<C: Clock + ?Sized>(clock: &mut C, len: u64) -> (u64, u64) {
+    let start = clock.read();
+    for _ in 1..len {
+        black_box(clock.read());
+    }
+    let end = clock.read();
+    (start, end)
+}
+
+/// Longest block tried, in reads.
+const MAX_BLOCK: u64 = 1 << 30;
+
+/// Measures the cost of one read of `clock`, whose tick is `tick_counts` (from the tick
+/// experiment).
+pub fn measure<C: Clock + ?Sized>(
+    clock: &mut C,
+    tick_counts: f64,
+    run: &mut Run<'_>,
+    opts: &OverheadOptions,
+) -> Result<OverheadResult> {
+    if !(tick_counts.is_finite() && tick_counts > 0.0) {
+        return Err(invalid(
+            "tick",
+            format!("{tick_counts} counts; expected a finite positive number"),
+        ));
+    }
+    let info = clock.info().clone();
+    // Warm up: caches, the vDSO page, branch predictors.
+    block(clock, 1024);
+
+    // Double the block until it lasts 100 × (tick + overhead).
+    let mut len = 64u64;
+    let mut reads = 0u64;
+    let rule_met = loop {
+        let before = run.elapsed();
+        let (a, b) = block(clock, len);
+        let took = run.elapsed() - before;
+        reads += len;
+        let d = info.diff(a, b);
+        if info.looks_backwards(d) {
+            // A step backwards spoils this block only; try it again.
+            if let Some(s) = run.check(0)? {
+                return Err(budget_end(run, s, "a block that did not step backwards"));
+            }
+            continue;
+        }
+        let cost = d as f64 / len as f64;
+        if d > 0 && d as f64 >= RULE_FACTOR * (tick_counts + cost) {
+            break true;
+        }
+        if len >= MAX_BLOCK {
+            break false;
+        }
+        // The next block takes twice as long and one more must be timed after it.
+        let out_of_time = run.elapsed() + 4.0 * took > run.budget().time_s;
+        if run.check(0)?.is_some() || (out_of_time && d > 0) {
+            if d == 0 {
+                return Err(Error::Frozen {
+                    clock: info.name.clone(),
+                    elapsed_s: run.elapsed(),
+                    reads,
+                });
+            }
+            // Out of time before the rule held: keep this length and say so.
+            break false;
+        }
+        len *= 2;
+    };
+    if let Some(f) = clock.take_fault() {
+        return Err(Error::Fault {
+            clock: info.name.clone(),
+            fault: f,
+        });
+    }
+
+    let mut costs: Vec<f64> = Vec::new();
+    let stop = loop {
+        let (a, b) = block(clock, len);
+        let d = info.diff(a, b);
+        if !info.looks_backwards(d) {
+            costs.push(d as f64 / len as f64);
+        }
+        // At least one timed block even when the doubling used the whole budget.
+        if let Some(s) = run.check(costs.len() as u64)? {
+            if !costs.is_empty() {
+                break s;
+            }
+            if run.elapsed() > 2.0 * run.budget().time_s {
+                return Err(budget_end(run, s, "one block that did not step backwards"));
+            }
+        }
+    };
+    if let Some(f) = clock.take_fault() {
+        return Err(Error::Fault {
+            clock: info.name.clone(),
+            fault: f,
+        });
+    }
+    let distribution = Summary::of(&costs)?;
+    let per_read = distribution.min;
+    let block_len = per_read * len as f64;
+    let min_block = RULE_FACTOR * (tick_counts + per_read);
+    Ok(OverheadResult {
+        per_read_counts: per_read,
+        per_read_ns: info.counts_to_ns(per_read),
+        block_reads: len,
+        rule_met,
+        block_error_bound: if block_len > 0.0 {
+            (tick_counts + per_read) / block_len
+        } else {
+            1.0
+        },
+        blocks: costs.len() as u64,
+        distribution,
+        samples: stats::decimate(&costs, opts.keep),
+        min_block_counts: min_block,
+        min_block_ns: info.counts_to_ns(min_block),
+        elapsed_s: run.elapsed(),
+        stop,
+    })
+}
+
+fn budget_end(run: &Run<'_>, _s: Stop, needed: &str) -> Error {
+    Error::BudgetExhausted {
+        experiment: "overhead",
+        budget_s: run.budget().time_s,
+        needed: needed.into(),
+    }
+}

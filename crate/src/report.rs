@@ -1,0 +1,195 @@
+//! The report: one versioned schema for everything both front ends produce.
+//!
+//! Native (`ticklab run --json`) and the page write the same structure, so the page can set
+//! one beside the other. The schema is documented in `docs/report-schema.md`; any change to
+//! its shape raises [`SCHEMA_VERSION`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::clock::ClockInfo;
+use crate::error::{Error, Result};
+use crate::fit::FitResult;
+use crate::overhead::OverheadResult;
+use crate::tick::TickResult;
+
+/// Version of the report schema this crate writes and reads.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Largest report accepted by [`Report::from_json`]: 32 MiB.
+pub const MAX_REPORT_BYTES: usize = 32 << 20;
+
+/// Where the measurements were taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Platform {
+    /// The `ticklab` command.
+    Native,
+    /// A web page.
+    Browser,
+    /// Synthetic clocks only.
+    Simulation,
+}
+
+/// What is known of the machine and context.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Environment {
+    /// Where the measurements were taken.
+    pub platform: Option<Platform>,
+    /// Operating system.
+    pub os: Option<String>,
+    /// CPU architecture.
+    pub arch: Option<String>,
+    /// CPU model.
+    pub cpu: Option<String>,
+    /// Logical CPUs (navigator.hardwareConcurrency in a page).
+    pub cpus: Option<u32>,
+    /// The browser's user agent.
+    pub user_agent: Option<String>,
+    /// Whether the page was cross-origin isolated.
+    pub cross_origin_isolated: Option<bool>,
+    /// Whether the page was hidden (throttled) at any time during the run.
+    pub hidden_during_run: Option<bool>,
+    /// When the report was made, in ms since the Unix epoch.
+    pub created_unix_ms: Option<u64>,
+    /// Anything else worth knowing.
+    pub notes: Vec<String>,
+}
+
+/// An experiment that failed on a clock, and why.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExperimentError {
+    /// "tick", "overhead" or "fit".
+    pub experiment: String,
+    /// The error's message.
+    pub message: String,
+}
+
+/// Everything measured on one clock.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClockReport {
+    /// What is known about the clock.
+    pub info: ClockInfo,
+    /// Whether the clock exists here; an unavailable clock is listed, not dropped.
+    pub available: bool,
+    /// Why it is unavailable.
+    pub unavailable_reason: Option<String>,
+    /// The tick experiment.
+    pub tick: Option<TickResult>,
+    /// The overhead experiment.
+    pub overhead: Option<OverheadResult>,
+    /// Fits, one per workload.
+    pub fits: Vec<FitResult>,
+    /// Experiments that failed.
+    pub errors: Vec<ExperimentError>,
+}
+
+impl ClockReport {
+    /// An available clock with nothing measured yet.
+    pub fn new(info: ClockInfo) -> Self {
+        Self {
+            info,
+            available: true,
+            unavailable_reason: None,
+            tick: None,
+            overhead: None,
+            fits: Vec::new(),
+            errors: Vec::new(),
+        }
+    }
+
+    /// A clock that does not exist here, and why.
+    pub fn unavailable(info: ClockInfo, reason: impl Into<String>) -> Self {
+        Self {
+            available: false,
+            unavailable_reason: Some(reason.into()),
+            ..Self::new(info)
+        }
+    }
+}
+
+/// A whole report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Always [`SCHEMA_VERSION`] when written by this crate.
+    pub schema_version: u32,
+    /// The program and version that wrote it.
+    pub generator: String,
+    /// The machine and context.
+    pub environment: Environment,
+    /// One entry per clock.
+    pub clocks: Vec<ClockReport>,
+}
+
+impl Report {
+    /// An empty report of the current schema.
+    pub fn new(environment: Environment) -> Self {
+        Self {
+            schema_version: SCHEMA_VERSION,
+            generator: format!("ticklab {}", env!("CARGO_PKG_VERSION")),
+            environment,
+            clocks: Vec::new(),
+        }
+    }
+
+    /// The report as pretty JSON.
+    pub fn to_json(&self) -> Result<String> {
+        serde_json::to_string_pretty(self).map_err(|e| Error::Report(e.to_string()))
+    }
+
+    /// Reads a report, refusing anything too large, malformed, foreign or of another
+    /// schema version, with a message saying which.
+    pub fn from_json(text: &str) -> Result<Self> {
+        if text.len() > MAX_REPORT_BYTES {
+            return Err(Error::Report(format!(
+                "{} bytes is larger than the {} MiB a report may be",
+                text.len(),
+                MAX_REPORT_BYTES >> 20
+            )));
+        }
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| Error::Report(format!("not JSON: {e}")))?;
+        let version = value
+            .get("schema_version")
+            .ok_or_else(|| Error::Report("no schema_version: this is not a ticklab report".into()))?
+            .as_u64()
+            .ok_or_else(|| Error::Report("schema_version is not a whole number".into()))?;
+        if version != SCHEMA_VERSION as u64 {
+            return Err(Error::Report(format!(
+                "schema version {version}; this ticklab reads version {SCHEMA_VERSION}"
+            )));
+        }
+        serde_json::from_value(value).map_err(|e| Error::Report(format!("malformed report: {e}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn foreign_and_malformed_reports_are_refused() {
+        for bad in [
+            "",
+            "[1,2]",
+            "{\"a\":1}",
+            "{\"schema_version\":\"1\"}",
+            "{\"schema_version\":99}",
+            "{\"schema_version\":1}",
+            "{\"schema_version\":1,\"generator\":\"x\",\"environment\":{},\"clocks\":[{}]}",
+        ] {
+            assert!(
+                matches!(Report::from_json(bad), Err(Error::Report(_))),
+                "{bad}"
+            );
+        }
+        let big = " ".repeat(MAX_REPORT_BYTES + 1);
+        assert!(Report::from_json(&big).is_err());
+    }
+
+    #[test]
+    fn empty_report_round_trips() {
+        let r = Report::new(Environment::default());
+        assert_eq!(Report::from_json(&r.to_json().unwrap()).unwrap(), r);
+    }
+}

@@ -1,0 +1,566 @@
+//! Synthetic clocks: deterministic, seeded clocks with known answers, for tests and for
+//! showing a class what coarsening does.
+//!
+//! Each synthetic clock reads "true time" from a [`TimeSource`]: either a simulated
+//! [`Timeline`] ([`SimTime`], where every read costs simulated time) or a real clock
+//! ([`ClockTime`]), so a 100 µs clamp can sit over a fine clock and time the same workload.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use crate::clock::{Clock, ClockInfo, ClockKind, CountPeriod, FloatClock, FloatSource, Ratio};
+use crate::error::{invalid, Result};
+
+/// SplitMix64: a tiny seeded generator, so synthetic clocks replay exactly.
+#[derive(Clone, Debug)]
+pub struct SplitMix64(u64);
+
+impl SplitMix64 {
+    /// A generator with the given seed.
+    pub fn new(seed: u64) -> Self {
+        Self(seed)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        mix(self.0)
+    }
+
+    /// A number in `0..n` (0 when n is 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        if n == 0 {
+            0
+        } else {
+            ((self.next_u64() as u128 * n as u128) >> 64) as u64
+        }
+    }
+
+    /// A float in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// The SplitMix64 finaliser: a keyed hash of one word (used for per-interval thresholds).
+pub fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// True time in picoseconds, as seen by a synthetic clock.
+pub trait TimeSource {
+    /// Picoseconds since an arbitrary origin; never decreases.
+    fn now_ps(&mut self) -> u64;
+}
+
+/// Simulated time shared by simulated clocks, workloads and the stopwatch of a test.
+#[derive(Clone, Debug, Default)]
+pub struct Timeline(Arc<AtomicU64>);
+
+impl Timeline {
+    /// A timeline at `start_ps`.
+    pub fn new(start_ps: u64) -> Self {
+        Self(Arc::new(AtomicU64::new(start_ps)))
+    }
+    /// The current simulated time.
+    pub fn now_ps(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+    /// Moves simulated time on.
+    pub fn advance(&self, ps: u64) {
+        self.0.fetch_add(ps, Ordering::Relaxed);
+    }
+    /// A stopwatch on this timeline, in seconds, for experiment budgets.
+    pub fn stopwatch(&self) -> impl FnMut() -> f64 + 'static {
+        let t = self.clone();
+        move || t.now_ps() as f64 * 1e-12
+    }
+}
+
+/// Simulated reads: each read returns the timeline's time and then costs
+/// `read_cost_ps` plus up to `jitter_ps` of seeded jitter, and now and then a hiccup
+/// (an interrupt) of `hiccup_ps`.
+#[derive(Clone, Debug)]
+pub struct SimTime {
+    timeline: Timeline,
+    read_cost_ps: u64,
+    jitter_ps: u64,
+    hiccup_per_million: u64,
+    hiccup_ps: u64,
+    rng: SplitMix64,
+}
+
+impl SimTime {
+    /// Reads that cost `read_cost_ps` each, plus up to `jitter_ps`.
+    pub fn new(timeline: &Timeline, read_cost_ps: u64, jitter_ps: u64, seed: u64) -> Self {
+        Self {
+            timeline: timeline.clone(),
+            read_cost_ps,
+            jitter_ps,
+            hiccup_per_million: 0,
+            hiccup_ps: 0,
+            rng: SplitMix64::new(seed),
+        }
+    }
+
+    /// Adds interrupts: `per_million` reads in a million are followed by `ps` of lost time.
+    pub fn with_hiccups(mut self, per_million: u64, ps: u64) -> Self {
+        self.hiccup_per_million = per_million;
+        self.hiccup_ps = ps;
+        self
+    }
+}
+
+impl TimeSource for SimTime {
+    fn now_ps(&mut self) -> u64 {
+        let t = self.timeline.now_ps();
+        let mut cost = self.read_cost_ps + self.rng.below(self.jitter_ps + 1);
+        if self.hiccup_per_million > 0 && self.rng.below(1_000_000) < self.hiccup_per_million {
+            cost += self.hiccup_ps;
+        }
+        self.timeline.advance(cost);
+        t
+    }
+}
+
+/// A real clock as a time source: counts converted to picoseconds, wraps unwrapped.
+pub struct ClockTime<C> {
+    clock: C,
+    ps_per_count: f64,
+    last: u64,
+    acc_ps: f64,
+}
+
+impl<C: Clock> ClockTime<C> {
+    /// Fails when the clock's period is unknown.
+    pub fn new(mut clock: C) -> Result<Self> {
+        let ns = clock.info().period.ns_per_count().ok_or_else(|| {
+            invalid(
+                "base clock",
+                format!(
+                    "'{}' has no known period; a synthetic clock needs one",
+                    clock.info().name
+                ),
+            )
+        })?;
+        let last = clock.read();
+        Ok(Self {
+            clock,
+            ps_per_count: ns * 1000.0,
+            last,
+            acc_ps: 0.0,
+        })
+    }
+}
+
+impl<C: Clock> TimeSource for ClockTime<C> {
+    fn now_ps(&mut self) -> u64 {
+        let r = self.clock.read();
+        let d = self.clock.info().diff(self.last, r);
+        // A base clock that steps back must not make true time run backwards.
+        if !self.clock.info().looks_backwards(d) {
+            self.acc_ps += d as f64 * self.ps_per_count;
+            self.last = r;
+        }
+        self.acc_ps as u64
+    }
+}
+
+fn ns_info(name: String, description: String) -> ClockInfo {
+    ClockInfo::new(name, ClockKind::Synthetic, CountPeriod::NANOSECOND)
+        .with_description(description)
+}
+
+/// An ideal counter: advances by `step` counts every `step` periods of `period` ns, and wraps
+/// at `bits` bits. Its tick is `step` counts.
+pub struct Counter<S> {
+    src: S,
+    info: ClockInfo,
+    period: Ratio,
+    step: u64,
+}
+
+impl<S: TimeSource> Counter<S> {
+    /// A counter of `period` ns per count advancing `step` counts at a time, `bits` wide.
+    pub fn new(src: S, period: Ratio, step: u64, bits: u32) -> Result<Self> {
+        if step == 0 {
+            return Err(invalid("step", "0: a counter must advance"));
+        }
+        let info = ClockInfo::new(
+            format!("counter {period} ns x{step}, {bits} bits"),
+            ClockKind::Synthetic,
+            CountPeriod::Exact { ns: period },
+        )
+        .with_description("ideal counter: exact, wraps at its width")
+        .with_bits(bits)?
+        .with_claim(period.as_f64() * step as f64, "synthetic: its construction");
+        Ok(Self {
+            src,
+            info,
+            period,
+            step,
+        })
+    }
+}
+
+impl<S: TimeSource> Clock for Counter<S> {
+    fn info(&self) -> &ClockInfo {
+        &self.info
+    }
+    fn read(&mut self) -> u64 {
+        let ps = self.src.now_ps() as u128;
+        let counts = ps * self.period.den as u128 / (self.period.num as u128 * 1000);
+        let stepped = counts / self.step as u128 * self.step as u128;
+        (stepped as u64) & self.info.mask()
+    }
+}
+
+/// Which browser's clamp a [`Clamp`] imitates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClampStyle {
+    /// Chromium: floor to the resolution, then step up past a per-interval keyed threshold.
+    Chromium,
+    /// Firefox with jitter: the same shape with its own per-interval midpoint.
+    FirefoxJitter,
+    /// Firefox without jitter (privacy.resistFingerprinting off): plain floor.
+    Firefox,
+}
+
+/// A browser-style clamp to `resolution_ns` over a time source; outputs are always
+/// multiples of the resolution, in ns.
+pub struct Clamp<S> {
+    src: S,
+    info: ClockInfo,
+    res: u64,
+    key: u64,
+    style: ClampStyle,
+}
+
+impl<S: TimeSource> Clamp<S> {
+    /// A clamp of `resolution_ns` (≥ 1) in the given style, keyed by `seed`.
+    pub fn new(src: S, style: ClampStyle, resolution_ns: u64, seed: u64) -> Result<Self> {
+        if resolution_ns == 0 {
+            return Err(invalid("resolution", "0 ns: a clamp needs at least 1 ns"));
+        }
+        let what = match style {
+            ClampStyle::Chromium => "Chromium-style jittered clamp",
+            ClampStyle::FirefoxJitter => "Firefox-style jittered clamp",
+            ClampStyle::Firefox => "Firefox-style clamp",
+        };
+        let info = ns_info(
+            format!("{what} {}", fmt_ns(resolution_ns)),
+            format!("{what} to {}", fmt_ns(resolution_ns)),
+        )
+        .with_claim(resolution_ns as f64, "synthetic: its clamp");
+        Ok(Self {
+            src,
+            info,
+            res: resolution_ns,
+            key: mix(seed ^ style as u64),
+            style,
+        })
+    }
+}
+
+/// Clamps `t_ns` to `res`, stepping up once past a keyed threshold within each interval.
+pub fn jittered_clamp(t_ns: u64, res: u64, key: u64) -> u64 {
+    let k = t_ns / res;
+    let threshold = mix(key ^ k) % res;
+    if t_ns % res >= threshold {
+        (k + 1) * res
+    } else {
+        k * res
+    }
+}
+
+impl<S: TimeSource> Clock for Clamp<S> {
+    fn info(&self) -> &ClockInfo {
+        &self.info
+    }
+    fn read(&mut self) -> u64 {
+        let t = self.src.now_ps() / 1000;
+        match self.style {
+            ClampStyle::Firefox => t / self.res * self.res,
+            _ => jittered_clamp(t, self.res, self.key),
+        }
+    }
+}
+
+/// A coarse "jiffy" clock in ns: updated once per `tick_ns`, each update off by up to
+/// `jitter_ns` (as CLOCK_MONOTONIC_COARSE is, by timekeeping adjustments).
+pub struct Jiffy<S> {
+    src: S,
+    info: ClockInfo,
+    tick: u64,
+    jitter: u64,
+    key: u64,
+}
+
+impl<S: TimeSource> Jiffy<S> {
+    /// Ticks of `tick_ns` (≥ 1), jitter below a quarter of the tick.
+    pub fn new(src: S, tick_ns: u64, jitter_ns: u64, seed: u64) -> Result<Self> {
+        if tick_ns == 0 || jitter_ns >= tick_ns / 4 + 1 {
+            return Err(invalid(
+                "jiffy",
+                format!(
+                    "tick {tick_ns} ns, jitter {jitter_ns} ns: need tick ≥ 1 and jitter < tick/4"
+                ),
+            ));
+        }
+        let info = ns_info(
+            format!("jiffy clock {}", fmt_ns(tick_ns)),
+            format!("coarse clock updated every {}", fmt_ns(tick_ns)),
+        )
+        .with_claim(tick_ns as f64, "synthetic: its update period");
+        Ok(Self {
+            src,
+            info,
+            tick: tick_ns,
+            jitter: jitter_ns,
+            key: mix(seed),
+        })
+    }
+}
+
+impl<S: TimeSource> Clock for Jiffy<S> {
+    fn info(&self) -> &ClockInfo {
+        &self.info
+    }
+    fn read(&mut self) -> u64 {
+        let k = self.src.now_ps() / 1000 / self.tick;
+        let j = if self.jitter == 0 {
+            0
+        } else {
+            mix(self.key ^ k) % (2 * self.jitter + 1)
+        };
+        // Offset by the jitter so the value never goes below zero.
+        (k * self.tick + j).saturating_add(self.jitter)
+    }
+}
+
+/// A clock that never changes: its reads cost time, its value stays.
+pub struct Frozen<S> {
+    src: S,
+    info: ClockInfo,
+    value: u64,
+}
+
+impl<S: TimeSource> Frozen<S> {
+    /// Always returns `value`.
+    pub fn new(src: S, value: u64) -> Self {
+        let info = ns_info("frozen clock".into(), "never advances".into())
+            .with_claim(1.0, "synthetic: a false claim");
+        Self { src, info, value }
+    }
+}
+
+impl<S: TimeSource> Clock for Frozen<S> {
+    fn info(&self) -> &ClockInfo {
+        &self.info
+    }
+    fn read(&mut self) -> u64 {
+        self.src.now_ps();
+        self.value
+    }
+}
+
+/// A ns clock with tick `tick_ns` that is stepped back by `jump_ns` every `every_ns` of true
+/// time, as a wall clock corrected by NTP is.
+pub struct Backwards<S> {
+    src: S,
+    info: ClockInfo,
+    tick: u64,
+    jump: u64,
+    every: u64,
+}
+
+impl<S: TimeSource> Backwards<S> {
+    /// Needs `tick_ns ≥ 1`, `every_ns > jump_ns`.
+    pub fn new(src: S, tick_ns: u64, jump_ns: u64, every_ns: u64) -> Result<Self> {
+        if tick_ns == 0 || every_ns <= jump_ns {
+            return Err(invalid(
+                "backwards clock",
+                "need tick ≥ 1 ns and a period longer than the jump",
+            ));
+        }
+        let info = ns_info(
+            format!("backwards-jumping clock {}", fmt_ns(tick_ns)),
+            format!("steps back {} every {}", fmt_ns(jump_ns), fmt_ns(every_ns)),
+        )
+        .with_claim(tick_ns as f64, "synthetic: its tick")
+        .non_monotonic();
+        Ok(Self {
+            src,
+            info,
+            tick: tick_ns,
+            jump: jump_ns,
+            every: every_ns,
+        })
+    }
+}
+
+impl<S: TimeSource> Clock for Backwards<S> {
+    fn info(&self) -> &ClockInfo {
+        &self.info
+    }
+    fn read(&mut self) -> u64 {
+        let t = self.src.now_ps() / 1000;
+        let stepped = t - self.jump * (t / self.every);
+        stepped / self.tick * self.tick
+    }
+}
+
+/// A float clock in milliseconds, like performance.now: clamped to `resolution_ns` and
+/// offset by `origin_ms`, so the stored doubles carry rounding noise
+/// (1234.5 − 1234.2 = 0.2999999999999545 ms).
+pub struct FloatMs<S> {
+    src: S,
+    res: u64,
+    origin_ms: f64,
+}
+
+impl<S: TimeSource> FloatMs<S> {
+    /// A float-ms source; wrap it with [`FloatMs::into_clock`] to read counts.
+    pub fn new(src: S, resolution_ns: u64, origin_ms: f64) -> Result<Self> {
+        if resolution_ns == 0 || !(origin_ms.is_finite() && origin_ms >= 0.0) {
+            return Err(invalid(
+                "float clock",
+                "need resolution ≥ 1 ns and a finite non-negative origin",
+            ));
+        }
+        Ok(Self {
+            src,
+            res: resolution_ns,
+            origin_ms,
+        })
+    }
+
+    /// The clock seen through [`FloatClock::milliseconds`].
+    pub fn into_clock(self) -> FloatClock<Self> {
+        let res = self.res;
+        let mut c = FloatClock::milliseconds(
+            format!("float-ms clock {}", fmt_ns(res)),
+            ClockKind::Synthetic,
+            self,
+        );
+        let info = c.info_mut();
+        info.description = "milliseconds as f64 with rounding noise".into();
+        *info = info.clone().with_claim(res as f64, "synthetic: its clamp");
+        c
+    }
+}
+
+impl<S: TimeSource> FloatSource for FloatMs<S> {
+    fn read_f64(&mut self) -> f64 {
+        let t = self.src.now_ps() / 1000 / self.res * self.res;
+        self.origin_ms + t as f64 / 1e6
+    }
+}
+
+/// A counter of `period` ns reported in rounded nanoseconds, as a 24 MHz counter
+/// (125/3 ns) shown through a ns API: every difference is 41 or 42, the tick is 41.67 ns.
+pub struct RoundedNs<S> {
+    src: S,
+    info: ClockInfo,
+    period: Ratio,
+}
+
+impl<S: TimeSource> RoundedNs<S> {
+    /// Counts of `period` ns, reported rounded to the nearest ns.
+    pub fn new(src: S, period: Ratio) -> Self {
+        let info = ns_info(
+            format!("{:.2} MHz counter in rounded ns", 1e3 / period.as_f64()),
+            format!("counter of {period} ns per count, reported in rounded ns"),
+        )
+        .with_claim(period.as_f64(), "synthetic: its counter frequency");
+        Self { src, info, period }
+    }
+
+    /// The 24 MHz counter of many ARM boards: 125/3 ns per count.
+    pub fn mhz24(src: S) -> Self {
+        Self::new(src, Ratio { num: 125, den: 3 })
+    }
+}
+
+impl<S: TimeSource> Clock for RoundedNs<S> {
+    fn info(&self) -> &ClockInfo {
+        &self.info
+    }
+    fn read(&mut self) -> u64 {
+        let ps = self.src.now_ps() as u128;
+        let (num, den) = (self.period.num as u128, self.period.den as u128);
+        let counts = ps * den / (num * 1000);
+        // round(counts × num / den) in integers.
+        ((2 * counts * num + den) / (2 * den)) as u64
+    }
+}
+
+/// "100 µs", "4 ms", "41 ns": a short label for names.
+fn fmt_ns(ns: u64) -> String {
+    if ns >= 1_000_000 && ns % 1_000_000 == 0 {
+        format!("{} ms", ns / 1_000_000)
+    } else if ns >= 1000 && ns % 1000 == 0 {
+        format!("{} µs", ns / 1000)
+    } else {
+        format!("{ns} ns")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sim(cost_ps: u64) -> (Timeline, SimTime) {
+        let tl = Timeline::new(0);
+        let s = SimTime::new(&tl, cost_ps, 0, 1);
+        (tl, s)
+    }
+
+    #[test]
+    fn chromium_clamp_outputs_multiples_and_never_decreases() {
+        let (_, s) = sim(7_000_000);
+        let mut c = Clamp::new(s, ClampStyle::Chromium, 100_000, 9).unwrap();
+        let mut prev = 0;
+        for _ in 0..10_000 {
+            let r = c.read();
+            assert_eq!(r % 100_000, 0);
+            assert!(r >= prev);
+            prev = r;
+        }
+    }
+
+    #[test]
+    fn rounded_24mhz_steps_are_41_or_42() {
+        let (_, s) = sim(1_000);
+        let mut c = RoundedNs::mhz24(s);
+        let mut prev = c.read();
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..10_000 {
+            let r = c.read();
+            if r != prev {
+                seen.insert(r - prev);
+            }
+            prev = r;
+        }
+        assert_eq!(seen.into_iter().collect::<Vec<_>>(), vec![41, 42]);
+    }
+
+    #[test]
+    fn counter_wraps_at_width() {
+        let (_, s) = sim(1_000_000);
+        let mut c = Counter::new(s, Ratio::integer(1).unwrap(), 1, 10).unwrap();
+        assert!((0..5000).map(|_| c.read()).all(|r| r < 1024));
+    }
+
+    #[test]
+    fn clock_time_follows_a_base_clock() {
+        let (_, s) = sim(1_000);
+        let base = Counter::new(s, Ratio::integer(1).unwrap(), 1, 64).unwrap();
+        let mut ct = ClockTime::new(base).unwrap();
+        let a = ct.now_ps();
+        let b = ct.now_ps();
+        assert_eq!(b - a, 1_000);
+    }
+}
