@@ -76,7 +76,7 @@ pub fn ols(x: &[f64], y: &[f64]) -> Result<Ols> {
         sxy += dx * dy;
         syy += dy * dy;
     }
-    if !(sxx > 0.0) || !sxx.is_finite() || !sxy.is_finite() {
+    if sxx.is_nan() || sxx <= 0.0 || !sxx.is_finite() || !sxy.is_finite() {
         return Err(Error::NoData(
             "a line needs at least two distinct finite x values".into(),
         ));
@@ -119,14 +119,18 @@ pub fn least_values(x: &[f64], y: &[f64]) -> Result<LeastValues> {
     let mean_x = p.iter().map(|q| q.0).sum::<f64>() / n;
     let sum_y = p.iter().map(|q| q.1).sum::<f64>();
     if !p.windows(2).all(|w| w[0].0 <= w[1].0) {
-        p.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        p.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
     }
-    // Andrew's monotone chain, lower hull; of equal x only the lowest point can be on it.
+    // Andrew's monotone chain, lower hull.
     let mut hull: Vec<(f64, f64)> = Vec::new();
     for &q in &p {
         if let Some(&last) = hull.last() {
             if last.0 == q.0 {
-                continue; // sorted by y within x: the first is the lowest
+                // Of equal x only the lowest can be on the hull.
+                if q.1 >= last.1 {
+                    continue;
+                }
+                hull.pop();
             }
         }
         while hull.len() >= 2 {
@@ -185,7 +189,7 @@ impl Step {
 /// the most points exactly on a step, each point allowing offsets with
 /// `y ≤ offset + slope·x < y + tick`. Ties take the lowest offset.
 pub fn step_fit(x: &[f64], y: &[f64], slope: f64, tick: f64) -> Result<Step> {
-    if !(tick.is_finite() && tick > 0.0) || !slope.is_finite() {
+    if !(tick.is_finite() && tick > 0.0 && slope.is_finite()) {
         return Err(invalid(
             "step",
             format!("tick {tick}, slope {slope}: need a finite positive tick and finite slope"),

@@ -128,7 +128,7 @@ pub struct Band {
 /// level; at most `max_bands` of the most populated are kept.
 pub fn bands(values: &[f64], gap: f64, max_bands: usize) -> Vec<Band> {
     let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
-    if v.is_empty() || !(gap >= 0.0) {
+    if v.is_empty() || gap.is_nan() || gap < 0.0 {
         return Vec::new();
     }
     v.sort_unstable_by(f64::total_cmp);

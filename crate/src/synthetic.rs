@@ -301,11 +301,11 @@ pub struct Jiffy<S> {
 impl<S: TimeSource> Jiffy<S> {
     /// Ticks of `tick_ns` (≥ 1), jitter below a quarter of the tick.
     pub fn new(src: S, tick_ns: u64, jitter_ns: u64, seed: u64) -> Result<Self> {
-        if tick_ns == 0 || jitter_ns >= tick_ns / 4 + 1 {
+        if tick_ns == 0 || jitter_ns > tick_ns / 4 {
             return Err(invalid(
                 "jiffy",
                 format!(
-                    "tick {tick_ns} ns, jitter {jitter_ns} ns: need tick ≥ 1 and jitter < tick/4"
+                    "tick {tick_ns} ns, jitter {jitter_ns} ns: need tick ≥ 1 and jitter ≤ tick/4"
                 ),
             ));
         }

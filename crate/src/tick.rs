@@ -404,7 +404,7 @@ fn refine(t0: f64, sorted: &[f64], opts: &EstimatorOptions) -> (f64, f64) {
 }
 
 fn share_all(values: &[f64], t: f64, opts: &EstimatorOptions) -> f64 {
-    if values.is_empty() || !(t > 0.0) {
+    if values.is_empty() || t.is_nan() || t <= 0.0 {
         return 0.0;
     }
     let tol = opts.tol(t);

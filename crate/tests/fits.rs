@@ -1,0 +1,194 @@
+//! Fits: the least-values fit against a brute-force optimum, and a slope recovered through a
+//! coarse jittered clock far more precisely than its tick.
+
+use ticklab::clock::{Clock, Ratio};
+use ticklab::fit::{self, least_values, FitOptions};
+use ticklab::lab::{characterise, Plan};
+use ticklab::overhead::{self, OverheadOptions};
+use ticklab::report::{Environment, Platform, Report};
+use ticklab::run::{quiet, Budget, Run};
+use ticklab::synthetic::*;
+use ticklab::tick::TickOptions;
+use ticklab::workload::{SimWork, WorkloadKind};
+use ticklab::Error;
+
+/// The best line under all points through two of them (an LP optimum is at a vertex).
+fn brute_force(x: &[f64], y: &[f64]) -> f64 {
+    let n = x.len();
+    let mut best = f64::INFINITY;
+    for i in 0..n {
+        for j in 0..n {
+            if x[i] >= x[j] {
+                continue;
+            }
+            let s = (y[j] - y[i]) / (x[j] - x[i]);
+            let c = y[i] - s * x[i];
+            let under = (0..n).all(|k| y[k] - (c + s * x[k]) >= -1e-9);
+            if under {
+                let excess: f64 = (0..n).map(|k| y[k] - (c + s * x[k])).sum();
+                best = best.min(excess);
+            }
+        }
+    }
+    best
+}
+
+#[test]
+fn least_values_equals_brute_force_on_random_sets() {
+    let mut rng = SplitMix64::new(77);
+    for case in 0..300 {
+        let n = 2 + rng.below(12) as usize;
+        let x: Vec<f64> = (0..n).map(|_| rng.below(20) as f64).collect();
+        let y: Vec<f64> = x.iter().map(|&a| 3.0 * a + rng.below(50) as f64).collect();
+        let distinct = x.iter().any(|&a| a != x[0]);
+        match least_values(&x, &y) {
+            Ok(f) => {
+                assert!(distinct);
+                let bf = brute_force(&x, &y);
+                assert!(
+                    (f.total_excess - bf).abs() <= 1e-6 * (1.0 + bf.abs()),
+                    "case {case}: {} vs {bf} on {x:?} {y:?}",
+                    f.total_excess
+                );
+                for (a, b) in x.iter().zip(&y) {
+                    assert!(b - f.line.at(*a) >= -1e-9, "negative excess");
+                }
+            }
+            Err(_) => assert!(!distinct),
+        }
+    }
+}
+
+fn sim_clock(tl: &Timeline) -> Clamp<SimTime> {
+    Clamp::new(SimTime::new(tl, 25_000, 5_000, 5), ClampStyle::Chromium, 100_000, 13).unwrap()
+}
+
+#[test]
+fn slope_through_a_100us_jittered_clamp_is_within_one_percent() {
+    let tl = Timeline::new(0);
+    let mut clock = sim_clock(&tl);
+    // 359 ns per unit (seed 000), 2 µs of fixed cost, small noise, rare 50 µs interrupts.
+    let mut work = SimWork::new(&tl, 2e6, 359_000.0, 200_000, 8).with_interrupts(20_000, 50_000_000);
+    let mut sw = tl.stopwatch();
+    let mut q = quiet;
+    let mut opts = FitOptions::new(Budget::new(30.0, 1_000_000).unwrap());
+    opts.n_range = Some((1_000, 30_000));
+    opts.points = 32;
+    opts.runs = 40;
+    let mut run = Run::new("fit", opts.budget, &mut sw, &mut q);
+    let r = fit::measure(&mut clock, &mut work, 100_000.0, 25.0, &mut run, &opts).unwrap();
+    let slope = r.slope_ns.unwrap();
+    assert!((slope / 359.0 - 1.0).abs() < 0.01, "slope {slope} ns/unit");
+    // 359 ns per unit against a 100 000 ns tick: known 300 times finer than the tick per unit.
+    // Against the staircase the minima sit on steps; against the line they saw-tooth.
+    let on = r.points.iter().filter(|p| (p.min - r.step.at(p.work)).abs() < 1.0).count();
+    assert!(on * 10 >= r.points.len() * 8, "{on} of {} on steps", r.points.len());
+    let spread = |f: &dyn Fn(&ticklab::fit::FitPoint) -> f64| {
+        let v: Vec<f64> = r.points.iter().map(f).collect();
+        v.iter().cloned().fold(f64::MIN, f64::max) - v.iter().cloned().fold(f64::MAX, f64::min)
+    };
+    let line_spread = spread(&|p| p.min - r.least_values.line.at(p.work));
+    let step_spread = spread(&|p| p.min - r.step.at(p.work));
+    assert!(line_spread > 20_000.0, "{line_spread}");
+    assert!(step_spread <= line_spread);
+    assert!(r.ols.r2 > 0.99);
+}
+
+#[test]
+fn calibrated_fit_on_a_fine_clock() {
+    let tl = Timeline::new(0);
+    let mut clock = Counter::new(SimTime::new(&tl, 20_000, 2_000, 1), Ratio::integer(1).unwrap(), 1, 64).unwrap();
+    let mut work = SimWork::new(&tl, 1e6, 1_500.0, 1_000, 2);
+    let mut sw = tl.stopwatch();
+    let mut q = quiet;
+    let opts = FitOptions::new(Budget::new(2.0, 100_000).unwrap());
+    let mut run = Run::new("fit", opts.budget, &mut sw, &mut q);
+    let r = fit::measure(&mut clock, &mut work, 1.0, 20.0, &mut run, &opts).unwrap();
+    let cal = r.calibration.clone().unwrap();
+    assert!(cal.reached);
+    assert!(cal.block_counts as f64 >= cal.threshold_counts);
+    assert!((r.slope_ns.unwrap() / 1.5 - 1.0).abs() < 0.02, "{:?}", r.slope_ns);
+}
+
+#[test]
+fn bad_fit_options_are_refused() {
+    let tl = Timeline::new(0);
+    let mut clock = sim_clock(&tl);
+    let mut work = SimWork::new(&tl, 0.0, 1.0, 0, 1);
+    let mut sw = tl.stopwatch();
+    let mut q = quiet;
+    for f in [
+        |o: &mut FitOptions| o.points = 1,
+        |o: &mut FitOptions| o.runs = 0,
+        |o: &mut FitOptions| o.n_range = Some((5, 5)),
+        |o: &mut FitOptions| o.n_range = Some((0, 5)),
+        |o: &mut FitOptions| o.target_ns = Some(f64::NAN),
+    ] {
+        let mut opts = FitOptions::new(Budget::new(1.0, 100).unwrap());
+        f(&mut opts);
+        let mut run = Run::new("fit", opts.budget, &mut sw, &mut q);
+        let e = fit::measure(&mut clock, &mut work, 1.0, 0.0, &mut run, &opts).unwrap_err();
+        assert!(matches!(e, Error::Invalid { .. }), "{e}");
+    }
+}
+
+#[test]
+fn overhead_of_a_25ns_read() {
+    let tl = Timeline::new(0);
+    let mut clock = Counter::new(SimTime::new(&tl, 25_000, 0, 1), Ratio::integer(1).unwrap(), 1, 64).unwrap();
+    let mut sw = tl.stopwatch();
+    let mut q = quiet;
+    let opts = OverheadOptions::new(Budget::new(0.2, 200).unwrap());
+    let mut run = Run::new("overhead", opts.budget, &mut sw, &mut q);
+    let r = overhead::measure(&mut clock, 1.0, &mut run, &opts).unwrap();
+    assert!((r.per_read_ns.unwrap() - 25.0).abs() < 0.1, "{:?}", r.per_read_ns);
+    assert!(r.rule_met);
+    assert!(r.block_reads as f64 * 25.0 >= 100.0 * 26.0);
+    assert!((r.min_block_ns.unwrap() - 100.0 * 26.0).abs() < 10.0);
+}
+
+#[test]
+fn overhead_of_a_frozen_clock_ends_in_budget() {
+    let tl = Timeline::new(0);
+    let mut clock = Frozen::new(SimTime::new(&tl, 25_000, 0, 1), 5);
+    let mut sw = tl.stopwatch();
+    let mut q = quiet;
+    let opts = OverheadOptions::new(Budget::new(0.1, 200).unwrap());
+    let mut run = Run::new("overhead", opts.budget, &mut sw, &mut q);
+    let e = overhead::measure(&mut clock, 1.0, &mut run, &opts).unwrap_err();
+    assert!(matches!(e, Error::Frozen { .. }), "{e}");
+    assert!(tl.now_ps() as f64 * 1e-12 < 0.25);
+}
+
+#[test]
+fn a_lab_report_round_trips_through_json() {
+    let tl = Timeline::new(0);
+    let mut sw = tl.stopwatch();
+    let mut q = quiet;
+    let b = Budget::new(0.3, 10_000).unwrap();
+    let mut fit_opts = FitOptions::new(Budget::new(1.0, 2_000).unwrap());
+    fit_opts.n_range = Some((10, 200));
+    let plan = Plan {
+        tick: TickOptions::new(b),
+        overhead: Some(OverheadOptions::new(b)),
+        fits: vec![(WorkloadKind::Count, fit_opts)],
+    };
+    let mut report = Report::new(Environment {
+        platform: Some(Platform::Simulation),
+        ..Default::default()
+    });
+    let mut clamp = sim_clock(&tl);
+    report.clocks.push(characterise(&mut clamp, &mut sw, &mut q, &plan).unwrap());
+    let mut frozen = Frozen::new(SimTime::new(&tl, 25_000, 0, 1), 5);
+    let frozen_report = characterise(&mut frozen, &mut sw, &mut q, &plan).unwrap();
+    assert_eq!(frozen_report.errors.len(), 1);
+    assert!(frozen_report.tick.is_none());
+    report.clocks.push(frozen_report);
+    let c = &report.clocks[0];
+    assert!(c.tick.is_some() && c.overhead.is_some() && c.fits.len() == 1, "{:?}", c.errors);
+    let json = report.to_json().unwrap();
+    assert_eq!(Report::from_json(&json).unwrap(), report);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["clocks"][0]["info"]["name"], clamp.info().name.as_str());
+}
