@@ -237,8 +237,8 @@ pub struct FitOptions {
     pub runs: usize,
     /// Explicit sizes `lo..=hi`; when absent, calibration chooses the largest.
     pub n_range: Option<(u64, u64)>,
-    /// Duration of the largest size, in ns, for calibration; by default the larger of the
-    /// Rule of 100 block, 50 ticks and 20 µs.
+    /// Duration of the largest size, in ns, for calibration; by default the largest of
+    /// 20 ticks, 100 reads and 20 µs.
     pub target_ns: Option<f64>,
     /// Runs kept per size in the result.
     pub keep_runs: usize,
@@ -382,8 +382,9 @@ pub fn measure<C: Clock + ?Sized, W: Workload + ?Sized>(
             (s, None)
         }
         None => {
-            let rule = crate::overhead::RULE_FACTOR * (tick_counts + overhead_counts);
-            let mut target = rule.max(50.0 * tick_counts);
+            // Blocks far shorter than the Rule of 100 asks are the point here: the fit
+            // recovers the slope from blocks of a few ticks.
+            let mut target = (20.0 * tick_counts).max(100.0 * overhead_counts);
             if let Some(p) = ns {
                 target = target.max(20_000.0 / p);
             }

@@ -37,8 +37,7 @@ impl Summary {
             return Err(Error::NoData("no finite value to summarise".into()));
         }
         v.sort_unstable_by(f64::total_cmp);
-        // Summing in sorted order keeps the mean of huge and tiny values stable enough.
-        let mean = v.iter().sum::<f64>() / v.len() as f64;
+        let mean = mean(&v);
         Ok(Self {
             count: v.len() as u64,
             min: v[0],
@@ -56,6 +55,13 @@ impl Summary {
     pub fn of_counts(values: &[u64]) -> Result<Self> {
         Self::of(&values.iter().map(|&x| x as f64).collect::<Vec<_>>())
     }
+}
+
+/// Arithmetic mean of finite values, dividing before adding so values near f64::MAX do not
+/// overflow to infinity. NaN for an empty slice.
+pub fn mean(values: &[f64]) -> f64 {
+    let n = values.len() as f64;
+    values.iter().map(|x| x / n).sum()
 }
 
 /// The `q`-quantile (0..=1) of sorted finite values by linear interpolation between order
@@ -138,7 +144,7 @@ pub fn bands(values: &[f64], gap: f64, max_bands: usize) -> Vec<Band> {
         if i == v.len() || v[i] - v[i - 1] > gap {
             let run = &v[start..i];
             out.push(Band {
-                level: run.iter().sum::<f64>() / run.len() as f64,
+                level: mean(run),
                 count: run.len() as u64,
                 lo: run[0],
                 hi: run[run.len() - 1],

@@ -234,6 +234,11 @@ pub fn estimate_values(values: &[f64], opts: &EstimatorOptions) -> Result<TickEs
             (1.0 - share) * 100.0
         ));
     }
+    if !(tick.is_finite() && tick > 0.0) {
+        return Err(Error::NoData(format!(
+            "the intervals are too large to estimate a tick from (largest {max:e})"
+        )));
+    }
     let n = pos.len() as u64;
     if n < MIN_RELIABLE {
         caveats.push(format!(
@@ -269,7 +274,7 @@ fn cluster_means(sorted: &[f64], floor: f64, max: usize) -> Vec<f64> {
     for i in 1..=sorted.len() {
         if i == sorted.len() || sorted[i] - sorted[i - 1] > floor {
             let c = &sorted[start..i];
-            out.push(c.iter().sum::<f64>() / c.len() as f64);
+            out.push(stats::mean(c));
             if out.len() >= max {
                 break;
             }

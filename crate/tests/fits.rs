@@ -60,7 +60,13 @@ fn least_values_equals_brute_force_on_random_sets() {
 }
 
 fn sim_clock(tl: &Timeline) -> Clamp<SimTime> {
-    Clamp::new(SimTime::new(tl, 25_000, 5_000, 5), ClampStyle::Chromium, 100_000, 13).unwrap()
+    Clamp::new(
+        SimTime::new(tl, 25_000, 5_000, 5),
+        ClampStyle::Chromium,
+        100_000,
+        13,
+    )
+    .unwrap()
 }
 
 #[test]
@@ -68,7 +74,8 @@ fn slope_through_a_100us_jittered_clamp_is_within_one_percent() {
     let tl = Timeline::new(0);
     let mut clock = sim_clock(&tl);
     // 359 ns per unit (seed 000), 2 µs of fixed cost, small noise, rare 50 µs interrupts.
-    let mut work = SimWork::new(&tl, 2e6, 359_000.0, 200_000, 8).with_interrupts(20_000, 50_000_000);
+    let mut work =
+        SimWork::new(&tl, 2e6, 359_000.0, 200_000, 8).with_interrupts(20_000, 50_000_000);
     let mut sw = tl.stopwatch();
     let mut q = quiet;
     let mut opts = FitOptions::new(Budget::new(30.0, 1_000_000).unwrap());
@@ -81,8 +88,16 @@ fn slope_through_a_100us_jittered_clamp_is_within_one_percent() {
     assert!((slope / 359.0 - 1.0).abs() < 0.01, "slope {slope} ns/unit");
     // 359 ns per unit against a 100 000 ns tick: known 300 times finer than the tick per unit.
     // Against the staircase the minima sit on steps; against the line they saw-tooth.
-    let on = r.points.iter().filter(|p| (p.min - r.step.at(p.work)).abs() < 1.0).count();
-    assert!(on * 10 >= r.points.len() * 8, "{on} of {} on steps", r.points.len());
+    let on = r
+        .points
+        .iter()
+        .filter(|p| (p.min - r.step.at(p.work)).abs() < 1.0)
+        .count();
+    assert!(
+        on * 10 >= r.points.len() * 8,
+        "{on} of {} on steps",
+        r.points.len()
+    );
     let spread = |f: &dyn Fn(&ticklab::fit::FitPoint) -> f64| {
         let v: Vec<f64> = r.points.iter().map(f).collect();
         v.iter().cloned().fold(f64::MIN, f64::max) - v.iter().cloned().fold(f64::MAX, f64::min)
@@ -97,7 +112,13 @@ fn slope_through_a_100us_jittered_clamp_is_within_one_percent() {
 #[test]
 fn calibrated_fit_on_a_fine_clock() {
     let tl = Timeline::new(0);
-    let mut clock = Counter::new(SimTime::new(&tl, 20_000, 2_000, 1), Ratio::integer(1).unwrap(), 1, 64).unwrap();
+    let mut clock = Counter::new(
+        SimTime::new(&tl, 20_000, 2_000, 1),
+        Ratio::integer(1).unwrap(),
+        1,
+        64,
+    )
+    .unwrap();
     let mut work = SimWork::new(&tl, 1e6, 1_500.0, 1_000, 2);
     let mut sw = tl.stopwatch();
     let mut q = quiet;
@@ -107,7 +128,11 @@ fn calibrated_fit_on_a_fine_clock() {
     let cal = r.calibration.clone().unwrap();
     assert!(cal.reached);
     assert!(cal.block_counts as f64 >= cal.threshold_counts);
-    assert!((r.slope_ns.unwrap() / 1.5 - 1.0).abs() < 0.02, "{:?}", r.slope_ns);
+    assert!(
+        (r.slope_ns.unwrap() / 1.5 - 1.0).abs() < 0.02,
+        "{:?}",
+        r.slope_ns
+    );
 }
 
 #[test]
@@ -135,13 +160,23 @@ fn bad_fit_options_are_refused() {
 #[test]
 fn overhead_of_a_25ns_read() {
     let tl = Timeline::new(0);
-    let mut clock = Counter::new(SimTime::new(&tl, 25_000, 0, 1), Ratio::integer(1).unwrap(), 1, 64).unwrap();
+    let mut clock = Counter::new(
+        SimTime::new(&tl, 25_000, 0, 1),
+        Ratio::integer(1).unwrap(),
+        1,
+        64,
+    )
+    .unwrap();
     let mut sw = tl.stopwatch();
     let mut q = quiet;
     let opts = OverheadOptions::new(Budget::new(0.2, 200).unwrap());
     let mut run = Run::new("overhead", opts.budget, &mut sw, &mut q);
     let r = overhead::measure(&mut clock, 1.0, &mut run, &opts).unwrap();
-    assert!((r.per_read_ns.unwrap() - 25.0).abs() < 0.1, "{:?}", r.per_read_ns);
+    assert!(
+        (r.per_read_ns.unwrap() - 25.0).abs() < 0.1,
+        "{:?}",
+        r.per_read_ns
+    );
     assert!(r.rule_met);
     assert!(r.block_reads as f64 * 25.0 >= 100.0 * 26.0);
     assert!((r.min_block_ns.unwrap() - 100.0 * 26.0).abs() < 10.0);
@@ -178,14 +213,20 @@ fn a_lab_report_round_trips_through_json() {
         ..Default::default()
     });
     let mut clamp = sim_clock(&tl);
-    report.clocks.push(characterise(&mut clamp, &mut sw, &mut q, &plan).unwrap());
+    report
+        .clocks
+        .push(characterise(&mut clamp, &mut sw, &mut q, &plan).unwrap());
     let mut frozen = Frozen::new(SimTime::new(&tl, 25_000, 0, 1), 5);
     let frozen_report = characterise(&mut frozen, &mut sw, &mut q, &plan).unwrap();
     assert_eq!(frozen_report.errors.len(), 1);
     assert!(frozen_report.tick.is_none());
     report.clocks.push(frozen_report);
     let c = &report.clocks[0];
-    assert!(c.tick.is_some() && c.overhead.is_some() && c.fits.len() == 1, "{:?}", c.errors);
+    assert!(
+        c.tick.is_some() && c.overhead.is_some() && c.fits.len() == 1,
+        "{:?}",
+        c.errors
+    );
     let json = report.to_json().unwrap();
     assert_eq!(Report::from_json(&json).unwrap(), report);
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();

@@ -187,3 +187,25 @@ fn a_few_outliers_do_not_spoil_the_robust_estimate() {
     assert!(e.share_explained > 0.99 && e.share_explained < 1.0);
     assert!(e.caveats.iter().any(|c| c.contains("exact GCD is 1")));
 }
+
+#[test]
+fn cancel_stops_a_wait_on_a_frozen_clock_early() {
+    let tl = Timeline::new(0);
+    let mut c = Frozen::new(sim(&tl, 10_000, 0), 1);
+    let mut sw = tl.stopwatch();
+    let mut reports = 0;
+    let mut cancel_second = |_: &ticklab::run::Progress<'_>| {
+        reports += 1;
+        if reports >= 2 {
+            ticklab::run::Flow::Cancel
+        } else {
+            ticklab::run::Flow::Continue
+        }
+    };
+    let budget = Budget::new(10.0, 1000).unwrap();
+    let mut run = Run::new("tick", budget, &mut sw, &mut cancel_second);
+    let e = tick::measure(&mut c, &mut run, &TickOptions::new(budget)).unwrap_err();
+    assert_eq!(e, Error::Cancelled);
+    // Progress comes every 20 ms of the budget's clock, so Cancel lands well within 100 ms.
+    assert!(tl.now_ps() < 100_000_000_000, "{} ps", tl.now_ps());
+}
