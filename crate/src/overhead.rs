@@ -92,7 +92,7 @@ pub fn measure<C: Clock + ?Sized>(
     }
     let info = clock.info().clone();
     // Warm up: caches, the vDSO page, branch predictors.
-    block(clock, 1024);
+    block(clock, 256);
 
     // Double the block until it lasts 100 × (tick + overhead).
     let mut len = 64u64;
