@@ -60,6 +60,8 @@ pub struct OverheadResult {
     pub elapsed_s: f64,
     /// What ended the sampling.
     pub stop: Stop,
+    /// What limits the result.
+    pub caveats: Vec<String>,
 }
 
 /// Times `len` back-to-back reads; returns the first and last reading.
@@ -140,10 +142,14 @@ pub fn measure<C: Clock + ?Sized>(
     }
 
     let mut costs: Vec<f64> = Vec::new();
+    let mut still = 0u64;
     let stop = loop {
         let (a, b) = block(clock, len);
         let d = info.diff(a, b);
-        if !info.looks_backwards(d) {
+        // A block over which the clock did not move says nothing of the read's cost.
+        if d == 0 {
+            still += 1;
+        } else if !info.looks_backwards(d) {
             costs.push(d as f64 / len as f64);
         }
         // At least one timed block even when the doubling used the whole budget.
@@ -161,6 +167,14 @@ pub fn measure<C: Clock + ?Sized>(
             clock: info.name.clone(),
             fault: f,
         });
+    }
+    let mut caveats = Vec::new();
+    if still > 0 {
+        caveats.push(format!(
+            "the clock stood still through {still} of {} blocks: it advances irregularly, so \
+             the cost of a read is uncertain",
+            still + costs.len() as u64
+        ));
     }
     let distribution = Summary::of(&costs)?;
     let per_read = distribution.min;
@@ -183,6 +197,7 @@ pub fn measure<C: Clock + ?Sized>(
         min_block_ns: info.counts_to_ns(min_block),
         elapsed_s: run.elapsed(),
         stop,
+        caveats,
     })
 }
 

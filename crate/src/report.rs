@@ -52,8 +52,35 @@ pub struct Environment {
     pub hidden_during_run: Option<bool>,
     /// When the report was made, in ms since the Unix epoch.
     pub created_unix_ms: Option<u64>,
+    /// Frequencies of hardware counters: measured, and as claimed.
+    pub counters: Vec<CounterFrequency>,
     /// Anything else worth knowing.
     pub notes: Vec<String>,
+}
+
+/// A counter's frequency as measured against a reference clock, beside the platform's claims
+/// (seed 003 converts TSC ticks with /proc/cpuinfo's "cpu MHz", wrong on many modern CPUs).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CounterFrequency {
+    /// The counter ("rdtsc").
+    pub clock: String,
+    /// Measured frequency in Hz.
+    pub measured_hz: Option<f64>,
+    /// What it was measured against, and for how long.
+    pub against: Option<String>,
+    /// Frequencies claimed elsewhere.
+    pub claims: Vec<FrequencyClaim>,
+    /// Whether the counter runs at a constant rate in every power state, when known.
+    pub invariant: Option<bool>,
+}
+
+/// A frequency someone claims.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FrequencyClaim {
+    /// Hz.
+    pub hz: f64,
+    /// Who claims it ("/proc/cpuinfo cpu MHz", "cpuid leaf 0x15").
+    pub source: String,
 }
 
 /// An experiment that failed on a clock, and why.

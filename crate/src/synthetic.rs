@@ -262,6 +262,11 @@ impl<S: TimeSource> Clamp<S> {
             style,
         })
     }
+
+    /// The clock's description and claim, to say what it sits over.
+    pub fn info_mut(&mut self) -> &mut ClockInfo {
+        &mut self.info
+    }
 }
 
 /// Clamps `t_ns` to `res`, stepping up once past a keyed threshold within each interval.

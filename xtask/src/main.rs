@@ -7,9 +7,10 @@ use std::process::{Command, ExitCode};
 const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
-  test    everything CI runs: format check, clippy (host and wasm32), all tests, wasm32 build
-  lab     measure this machine's std clock and synthetic browser clamps over it, print the
-          table and write target/ticklab/report.json
+  test    everything CI runs: format check, clippy (host, wasm32, aarch64 Linux and macOS),
+          all tests, wasm32 build
+  lab     build the ticklab command, measure every clock of this machine, write
+          target/ticklab/report.json and SVG plots
   bench   run the benchmarks (least-values fit of 1 000 000 points)";
 
 fn main() -> ExitCode {
@@ -59,10 +60,11 @@ fn workspace_root() -> std::path::PathBuf {
 }
 
 const WASM: &str = "wasm32-unknown-unknown";
+/// Targets the native runner is checked for but cannot run on here.
+const CROSS: [&str; 2] = ["aarch64-unknown-linux-gnu", "aarch64-apple-darwin"];
 
-/// Installs the wasm32 target when missing (rust-toolchain.toml names it, but an older
-/// rustup may not act on that).
-fn ensure_wasm_target() -> Result<(), String> {
+/// Installs the wasm32 and cross-check targets when missing.
+fn ensure_targets() -> Result<(), String> {
     let out = Command::new("rustup")
         .args(["target", "list", "--installed"])
         .current_dir(workspace_root())
@@ -70,22 +72,18 @@ fn ensure_wasm_target() -> Result<(), String> {
         .map_err(|e| {
             format!("cannot run rustup ({e}); install rustup, then `rustup target add {WASM}`")
         })?;
-    if String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .any(|l| l.trim() == WASM)
-    {
-        return Ok(());
+    let installed = String::from_utf8_lossy(&out.stdout).to_string();
+    for t in std::iter::once(WASM).chain(CROSS) {
+        if !installed.lines().any(|l| l.trim() == t) {
+            step("install a target", "rustup", &["target", "add", t])?;
+        }
     }
-    step(
-        "install the wasm32 target",
-        "rustup",
-        &["target", "add", WASM],
-    )
+    Ok(())
 }
 
 fn test() -> Result<(), String> {
     let started = std::time::Instant::now();
-    ensure_wasm_target()?;
+    ensure_targets()?;
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     step("format", &cargo, &["fmt", "--all", "--", "--check"])?;
     step(
@@ -107,7 +105,23 @@ fn test() -> Result<(), String> {
             "clippy", "-p", "ticklab", "--target", WASM, "--", "-D", "warnings",
         ],
     )?;
-    step("tests", &cargo, &["test", "--workspace"])?;
+    for t in CROSS {
+        step(
+            "check the native runner for another platform",
+            &cargo,
+            &[
+                "clippy",
+                "-p",
+                "ticklab-native",
+                "--target",
+                t,
+                "--",
+                "-D",
+                "warnings",
+            ],
+        )?;
+    }
+    let (passed, failed) = tests(&cargo)?;
     step(
         "build the core for wasm32",
         &cargo,
@@ -117,7 +131,47 @@ fn test() -> Result<(), String> {
         "\nall checks passed in {:.0} s",
         started.elapsed().as_secs_f64()
     );
+    // One closing line for the whole suite, after the many lines of cargo's test binaries.
+    println!("tests: {passed} passed, {failed} failed");
     Ok(())
+}
+
+/// Runs every test of the workspace, echoing cargo's output, and adds up its result lines.
+fn tests(cargo: &str) -> Result<(u64, u64), String> {
+    use std::io::{BufRead, BufReader};
+    eprintln!("\n== tests: {cargo} test --workspace");
+    let mut child = Command::new(cargo)
+        .args(["test", "--workspace"])
+        .current_dir(workspace_root())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("tests: cannot start cargo: {e}"))?;
+    let (mut passed, mut failed) = (0u64, 0u64);
+    if let Some(out) = child.stdout.take() {
+        for line in BufReader::new(out).lines() {
+            let line = line.map_err(|e| format!("tests: {e}"))?;
+            println!("{line}");
+            if let Some(rest) = line.strip_prefix("test result: ") {
+                let count = |word: &str| {
+                    rest.split(';')
+                        .find_map(|part| part.trim().strip_suffix(word))
+                        .and_then(|n| n.trim().rsplit(' ').next()?.parse::<u64>().ok())
+                        .unwrap_or(0)
+                };
+                passed += count(" passed");
+                failed += count(" failed");
+            }
+        }
+    }
+    let status = child.wait().map_err(|e| format!("tests: {e}"))?;
+    if !status.success() {
+        println!("tests: {passed} passed, {failed} failed");
+        return Err(format!("tests failed ({status})"));
+    }
+    if passed == 0 {
+        return Err("tests: cargo ran no test".into());
+    }
+    Ok((passed, failed))
 }
 
 fn bench() -> Result<(), String> {

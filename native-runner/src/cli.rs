@@ -1,0 +1,173 @@
+//! Command-line arguments.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Measures this machine's clocks the way careful experimenters do: their real tick (not the
+/// claimed one), the cost of a read, the shortest reliable timing block, and the cost of work
+/// per unit, known far more precisely than the tick.
+#[derive(Parser, Debug)]
+#[command(name = "ticklab", version, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// The clocks, their units and claimed resolutions, and which run here.
+    List(ListArgs),
+    /// Tick, overhead and a fit on every clock, and a summary table (the default).
+    Run(RunArgs),
+    /// The tick (resolution) of clocks, beside their claims.
+    Tick(ExperimentArgs),
+    /// The cost of one read, and the shortest timing block to use.
+    Overhead(ExperimentArgs),
+    /// Time against work: least squares, the least-values fit and the step prediction.
+    Fit(FitArgs),
+    /// The tick of durations measured elsewhere (one number a line, or a CSV column).
+    Analyze(AnalyzeArgs),
+    /// Wall time against process and thread CPU time for a matrix multiply, and a cold
+    /// (fresh memory) first pass against warm passes.
+    CpuVsWall(CpuWallArgs),
+}
+
+#[derive(Args, Debug, Default, Clone)]
+pub struct Output {
+    /// Print the report as JSON (the schema the page imports).
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print the summary as CSV.
+    #[arg(long)]
+    pub csv: bool,
+    /// Write SVG plots into DIR (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct ListArgs {
+    /// Print the list as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug, Default)]
+pub struct RunArgs {
+    /// Clocks to measure (default: all); names as `ticklab list` prints them, any case,
+    /// CLOCK_ prefix optional.
+    #[arg(long = "clock", value_name = "NAME", num_args = 1..)]
+    pub clocks: Vec<String>,
+    /// Seconds for each experiment on each clock.
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    pub time: Option<f64>,
+    /// Workload of the fit.
+    #[arg(long, value_enum, default_value_t = WorkloadArg::Count)]
+    pub workload: WorkloadArg,
+    /// Skip the fits.
+    #[arg(long)]
+    pub no_fit: bool,
+    /// Also write the report as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub save: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub output: Output,
+}
+
+#[derive(Args, Debug)]
+pub struct ExperimentArgs {
+    /// Clocks to measure (default: all).
+    #[arg(long = "clock", value_name = "NAME", num_args = 1..)]
+    pub clocks: Vec<String>,
+    /// Seconds for the experiment on each clock.
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    pub time: Option<f64>,
+    /// Most samples (intervals, blocks) on each clock.
+    #[arg(long, value_name = "N")]
+    pub samples: Option<u64>,
+    #[command(flatten)]
+    pub output: Output,
+}
+
+#[derive(Args, Debug)]
+pub struct FitArgs {
+    /// Clocks to time with (default: all).
+    #[arg(long = "clock", value_name = "NAME", num_args = 1..)]
+    pub clocks: Vec<String>,
+    /// Seconds of timed runs on each clock.
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    pub time: Option<f64>,
+    /// Most timed runs on each clock.
+    #[arg(long, value_name = "N")]
+    pub samples: Option<u64>,
+    /// The work whose cost grows with N.
+    #[arg(long, value_enum, default_value_t = WorkloadArg::Count)]
+    pub workload: WorkloadArg,
+    /// Sizes LO..HI (default: calibrated to about 20 ticks of the clock).
+    #[arg(long, value_name = "LO..HI")]
+    pub n: Option<String>,
+    /// Sizes in the range.
+    #[arg(long, default_value_t = 16)]
+    pub points: usize,
+    /// Runs at each size.
+    #[arg(long, default_value_t = 30)]
+    pub runs: usize,
+    #[command(flatten)]
+    pub output: Output,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WorkloadArg {
+    /// Krutar's count-down loop.
+    #[default]
+    Count,
+    /// Copy of N bytes.
+    Copy,
+    /// Sum of square roots of N doubles.
+    Sqrt,
+    /// N×N matrix multiply (N³ multiply-adds).
+    Matmul,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    S,
+    Ms,
+    Us,
+    Ns,
+    Ticks,
+}
+
+#[derive(Args, Debug)]
+pub struct AnalyzeArgs {
+    /// File of durations, or - for standard input.
+    pub file: String,
+    /// Read this column of a CSV file: a header name or a 1-based index.
+    #[arg(long, value_name = "NAME|INDEX")]
+    pub column: Option<String>,
+    /// Unit of the durations.
+    #[arg(long, value_enum, default_value_t = Unit::Ticks)]
+    pub unit: Unit,
+    #[command(flatten)]
+    pub output: Output,
+}
+
+#[derive(Args, Debug)]
+pub struct CpuWallArgs {
+    /// Matrix sizes, comma separated.
+    #[arg(long, value_name = "N,N,...", default_value = "32,64,128,256")]
+    pub n: String,
+    /// Runs at each size (the minimum is kept).
+    #[arg(long, default_value_t = 3)]
+    pub runs: usize,
+    /// MiB of fresh memory for the cold/warm comparison.
+    #[arg(long, default_value_t = 64)]
+    pub cold_mib: usize,
+    /// Print JSON.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV.
+    #[arg(long)]
+    pub csv: bool,
+}

@@ -1,0 +1,133 @@
+//! This machine's clocks, each behind the core's `Clock` trait, one file per platform.
+//!
+//! Every clock the lab knows is listed on every machine; those that cannot run here carry
+//! the reason. Experiments reach a clock through [`Visitor`], so each clock type gets its own
+//! monomorphised experiment code and no dynamic call sits in the read loop.
+
+use ticklab::clock::{Clock, ClockInfo, ClockKind, CountPeriod};
+use ticklab::report::CounterFrequency;
+
+#[cfg(target_arch = "aarch64")]
+mod aarch64;
+#[cfg(target_os = "macos")]
+mod macos;
+#[cfg(unix)]
+mod posix;
+mod std_clock;
+#[cfg(target_arch = "x86_64")]
+mod x86_64;
+
+/// Code to run on a clock of any concrete type.
+pub trait Visitor {
+    /// What the visit returns.
+    type Output;
+    /// Runs on the clock.
+    fn visit<C: Clock>(self, clock: &mut C) -> Self::Output;
+}
+
+/// A clock that runs here.
+pub enum NativeClock {
+    /// `std::time::Instant`.
+    Instant(std_clock::InstantClock),
+    /// A browser-style clamp over Instant.
+    Clamp(std_clock::ClampOverInstant),
+    /// clock_gettime with one clock id.
+    #[cfg(unix)]
+    Gettime(posix::Gettime),
+    /// gettimeofday, time(), clock() or getrusage.
+    #[cfg(unix)]
+    Posix(posix::PosixClock),
+    /// rdtsc.
+    #[cfg(target_arch = "x86_64")]
+    Rdtsc(x86_64::Tsc<0>),
+    /// rdtscp.
+    #[cfg(target_arch = "x86_64")]
+    Rdtscp(x86_64::Tsc<1>),
+    /// lfence; rdtsc.
+    #[cfg(target_arch = "x86_64")]
+    LfenceRdtsc(x86_64::Tsc<2>),
+    /// cntvct_el0.
+    #[cfg(target_arch = "aarch64")]
+    Cntvct(aarch64::Cntvct),
+    /// mach_absolute_time or clock_gettime_nsec_np.
+    #[cfg(target_os = "macos")]
+    Mach(macos::MachClock),
+}
+
+/// Runs `$body` with `$c` bound to the concrete clock inside `$self`.
+macro_rules! each {
+    ($self:expr, $c:ident => $body:expr) => {
+        match $self {
+            NativeClock::Instant($c) => $body,
+            NativeClock::Clamp($c) => $body,
+            #[cfg(unix)]
+            NativeClock::Gettime($c) => $body,
+            #[cfg(unix)]
+            NativeClock::Posix($c) => $body,
+            #[cfg(target_arch = "x86_64")]
+            NativeClock::Rdtsc($c) => $body,
+            #[cfg(target_arch = "x86_64")]
+            NativeClock::Rdtscp($c) => $body,
+            #[cfg(target_arch = "x86_64")]
+            NativeClock::LfenceRdtsc($c) => $body,
+            #[cfg(target_arch = "aarch64")]
+            NativeClock::Cntvct($c) => $body,
+            #[cfg(target_os = "macos")]
+            NativeClock::Mach($c) => $body,
+        }
+    };
+}
+
+impl NativeClock {
+    /// Runs `v` on the clock.
+    pub fn visit<V: Visitor>(&mut self, v: V) -> V::Output {
+        each!(self, c => v.visit(c))
+    }
+}
+
+/// A clock of the catalogue: runnable here, or the reason it is not.
+pub struct Entry {
+    /// What is known about it (for an unavailable clock, what would be).
+    pub info: ClockInfo,
+    /// The clock, or why it cannot run here.
+    pub clock: Result<NativeClock, String>,
+}
+
+/// Every clock the lab knows, in a fixed order, and what was learnt of counter frequencies.
+pub fn catalogue() -> (Vec<Entry>, Vec<CounterFrequency>) {
+    let mut out = Vec::new();
+    let mut freqs = Vec::new();
+    #[cfg(unix)]
+    posix::add(&mut out);
+    out.push(std_clock::entry());
+    #[cfg(target_arch = "x86_64")]
+    x86_64::add(&mut out, &mut freqs);
+    #[cfg(not(target_arch = "x86_64"))]
+    for name in ["rdtsc", "rdtscp", "lfence+rdtsc"] {
+        out.push(unavailable(name, ClockKind::Counter, "not an x86-64 CPU"));
+    }
+    #[cfg(target_arch = "aarch64")]
+    aarch64::add(&mut out, &mut freqs);
+    #[cfg(not(target_arch = "aarch64"))]
+    out.push(unavailable(
+        "cntvct_el0",
+        ClockKind::Counter,
+        "not an aarch64 CPU",
+    ));
+    #[cfg(target_os = "macos")]
+    macos::add(&mut out);
+    #[cfg(not(target_os = "macos"))]
+    for name in ["mach_absolute_time", "clock_gettime_nsec_np"] {
+        out.push(unavailable(name, ClockKind::Monotonic, "macOS only"));
+    }
+    out.extend(std_clock::clamps());
+    (out, freqs)
+}
+
+/// A catalogue entry for a clock that cannot run here.
+pub fn unavailable(name: &str, kind: ClockKind, why: &str) -> Entry {
+    Entry {
+        info: ClockInfo::new(name, kind, CountPeriod::Unknown),
+        clock: Err(why.to_string()),
+    }
+}

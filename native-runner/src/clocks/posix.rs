@@ -1,0 +1,283 @@
+//! POSIX clocks: the clock_gettime family with clock_getres's claims, gettimeofday, time(),
+//! clock() and getrusage.
+
+use ticklab::clock::{Clock, ClockInfo, ClockKind, CountPeriod, Ratio};
+
+use super::{unavailable, Entry, NativeClock};
+
+/// clock_gettime with one clock id, in ns.
+pub struct Gettime {
+    info: ClockInfo,
+    id: libc::clockid_t,
+}
+
+fn timespec_ns(ts: &libc::timespec) -> u64 {
+    (ts.tv_sec as u64)
+        .wrapping_mul(1_000_000_000)
+        .wrapping_add(ts.tv_nsec as u64)
+}
+
+impl Clock for Gettime {
+    fn info(&self) -> &ClockInfo {
+        &self.info
+    }
+    #[inline]
+    fn read(&mut self) -> u64 {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // Safe: a valid id (checked when listed) and a valid out-pointer.
+        unsafe { libc::clock_gettime(self.id, &mut ts) };
+        timespec_ns(&ts)
+    }
+}
+
+/// The clock_gettime ids this platform has, with the kind of time each keeps.
+fn gettime_ids() -> Vec<(
+    &'static str,
+    Option<libc::clockid_t>,
+    ClockKind,
+    &'static str,
+)> {
+    vec![
+        (
+            "CLOCK_REALTIME",
+            Some(libc::CLOCK_REALTIME),
+            ClockKind::Wall,
+            "time of day",
+        ),
+        (
+            "CLOCK_MONOTONIC",
+            Some(libc::CLOCK_MONOTONIC),
+            ClockKind::Monotonic,
+            "elapsed time, slewed by NTP",
+        ),
+        #[cfg(any(target_os = "linux", target_os = "macos"))]
+        (
+            "CLOCK_MONOTONIC_RAW",
+            Some(libc::CLOCK_MONOTONIC_RAW),
+            ClockKind::Monotonic,
+            "elapsed time, not slewed",
+        ),
+        #[cfg(target_os = "linux")]
+        (
+            "CLOCK_REALTIME_COARSE",
+            Some(libc::CLOCK_REALTIME_COARSE),
+            ClockKind::Wall,
+            "time of day at the last timer tick",
+        ),
+        #[cfg(target_os = "linux")]
+        (
+            "CLOCK_MONOTONIC_COARSE",
+            Some(libc::CLOCK_MONOTONIC_COARSE),
+            ClockKind::Monotonic,
+            "elapsed time at the last timer tick",
+        ),
+        #[cfg(target_os = "linux")]
+        (
+            "CLOCK_BOOTTIME",
+            Some(libc::CLOCK_BOOTTIME),
+            ClockKind::Monotonic,
+            "elapsed time including suspend",
+        ),
+        #[cfg(not(target_os = "linux"))]
+        (
+            "CLOCK_REALTIME_COARSE",
+            None,
+            ClockKind::Wall,
+            "time of day at the last timer tick",
+        ),
+        #[cfg(not(target_os = "linux"))]
+        (
+            "CLOCK_MONOTONIC_COARSE",
+            None,
+            ClockKind::Monotonic,
+            "elapsed time at the last timer tick",
+        ),
+        #[cfg(not(target_os = "linux"))]
+        (
+            "CLOCK_BOOTTIME",
+            None,
+            ClockKind::Monotonic,
+            "elapsed time including suspend",
+        ),
+        (
+            "CLOCK_PROCESS_CPUTIME_ID",
+            Some(libc::CLOCK_PROCESS_CPUTIME_ID),
+            ClockKind::ProcessCpu,
+            "CPU time of the process",
+        ),
+        (
+            "CLOCK_THREAD_CPUTIME_ID",
+            Some(libc::CLOCK_THREAD_CPUTIME_ID),
+            ClockKind::ThreadCpu,
+            "CPU time of the thread",
+        ),
+    ]
+}
+
+extern "C" {
+    /// C's clock(); the libc crate does not bind it.
+    fn clock() -> libc::clock_t;
+}
+
+/// XSI requires CLOCKS_PER_SEC to be one million on every POSIX system.
+const CLOCKS_PER_SEC: u64 = 1_000_000;
+
+/// The other POSIX clocks; one type, so they share monomorphised experiment code. The
+/// branch on `kind` is the same at every read and costs nothing measurable.
+pub struct PosixClock {
+    info: ClockInfo,
+    kind: Kind,
+}
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Gettimeofday,
+    Time,
+    ClockFn,
+    RusageUser,
+    RusageSystem,
+}
+
+fn timeval_us(tv: &libc::timeval) -> u64 {
+    (tv.tv_sec as u64)
+        .wrapping_mul(1_000_000)
+        .wrapping_add(tv.tv_usec as u64)
+}
+
+impl Clock for PosixClock {
+    fn info(&self) -> &ClockInfo {
+        &self.info
+    }
+    #[inline]
+    fn read(&mut self) -> u64 {
+        // Safe throughout: valid out-pointers, null where the call allows it.
+        match self.kind {
+            Kind::Gettimeofday => {
+                let mut tv = libc::timeval {
+                    tv_sec: 0,
+                    tv_usec: 0,
+                };
+                unsafe { libc::gettimeofday(&mut tv, std::ptr::null_mut()) };
+                timeval_us(&tv)
+            }
+            Kind::Time => unsafe { libc::time(std::ptr::null_mut()) as u64 },
+            Kind::ClockFn => unsafe { clock() as u64 },
+            Kind::RusageUser | Kind::RusageSystem => {
+                let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+                unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+                if matches!(self.kind, Kind::RusageUser) {
+                    timeval_us(&ru.ru_utime)
+                } else {
+                    timeval_us(&ru.ru_stime)
+                }
+            }
+        }
+    }
+}
+
+pub fn add(out: &mut Vec<Entry>) {
+    for (name, id, kind, what) in gettime_ids() {
+        let Some(id) = id else {
+            out.push(unavailable(name, kind, "Linux only"));
+            continue;
+        };
+        let mut info = ClockInfo::new(name, kind, CountPeriod::NANOSECOND)
+            .with_description(format!("clock_gettime: {what}"));
+        if kind == ClockKind::Wall {
+            info = info.non_monotonic();
+        }
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // Safe: valid out-pointer; an unknown id only makes the call fail.
+        if unsafe { libc::clock_gettime(id, &mut ts) } != 0 {
+            let e = std::io::Error::last_os_error();
+            out.push(Entry {
+                info,
+                clock: Err(format!("clock_gettime failed: {e}")),
+            });
+            continue;
+        }
+        if unsafe { libc::clock_getres(id, &mut ts) } == 0 {
+            info = info.with_claim(timespec_ns(&ts) as f64, "clock_getres");
+        }
+        out.push(Entry {
+            info: info.clone(),
+            clock: Ok(NativeClock::Gettime(Gettime { info, id })),
+        });
+    }
+    let us = CountPeriod::Exact {
+        ns: Ratio { num: 1000, den: 1 },
+    };
+    let clocks_per_sec = CLOCKS_PER_SEC;
+    let clock_period = Ratio::new(1_000_000_000, clocks_per_sec.max(1))
+        .map_or(CountPeriod::Unknown, |ns| CountPeriod::Exact { ns });
+    let list = [
+        (
+            "gettimeofday",
+            Kind::Gettimeofday,
+            ClockKind::Wall,
+            us.clone(),
+            1000.0,
+            "the microsecond unit of struct timeval",
+            "time of day in µs",
+        ),
+        (
+            "time",
+            Kind::Time,
+            ClockKind::Wall,
+            CountPeriod::Exact {
+                ns: Ratio {
+                    num: 1_000_000_000,
+                    den: 1,
+                },
+            },
+            1e9,
+            "time() counts whole seconds",
+            "time of day in whole seconds",
+        ),
+        (
+            "clock",
+            Kind::ClockFn,
+            ClockKind::ProcessCpu,
+            clock_period,
+            1e9 / clocks_per_sec.max(1) as f64,
+            "CLOCKS_PER_SEC",
+            "C's clock(): processor time of the process",
+        ),
+        (
+            "getrusage user",
+            Kind::RusageUser,
+            ClockKind::ProcessCpu,
+            us.clone(),
+            1000.0,
+            "the microsecond unit of struct timeval",
+            "user CPU time of the process",
+        ),
+        (
+            "getrusage system",
+            Kind::RusageSystem,
+            ClockKind::ProcessCpu,
+            us,
+            1000.0,
+            "the microsecond unit of struct timeval",
+            "system CPU time of the process",
+        ),
+    ];
+    for (name, kind, ck, period, claim, source, what) in list {
+        let mut info = ClockInfo::new(name, ck, period)
+            .with_description(what)
+            .with_claim(claim, source);
+        if ck == ClockKind::Wall {
+            info = info.non_monotonic();
+        }
+        out.push(Entry {
+            info: info.clone(),
+            clock: Ok(NativeClock::Posix(PosixClock { info, kind })),
+        });
+    }
+}

@@ -1,0 +1,179 @@
+//! The x86-64 time-stamp counter: rdtsc, rdtscp, and lfence; rdtsc (the serialised read of
+//! Intel's benchmarking guide), with its frequency measured against CLOCK_MONOTONIC_RAW and,
+//! beside it, what /proc/cpuinfo and cpuid claim.
+
+use std::arch::x86_64::{__cpuid, __rdtscp, _mm_lfence, _rdtsc};
+use std::time::Duration;
+
+use ticklab::clock::{Clock, ClockInfo, ClockKind, CountPeriod};
+use ticklab::report::{CounterFrequency, FrequencyClaim};
+
+use super::{Entry, NativeClock};
+
+/// How the counter is read: 0 rdtsc, 1 rdtscp, 2 lfence; rdtsc. A const parameter, so each
+/// way gets its own read loop with no branch in it.
+pub struct Tsc<const R: u8> {
+    info: ClockInfo,
+}
+
+impl<const R: u8> Clock for Tsc<R> {
+    fn info(&self) -> &ClockInfo {
+        &self.info
+    }
+    #[inline]
+    fn read(&mut self) -> u64 {
+        // Safe: every x86-64 CPU has rdtsc; rdtscp is checked before this clock is listed.
+        unsafe {
+            match R {
+                0 => _rdtsc(),
+                1 => {
+                    let mut aux = 0u32;
+                    __rdtscp(&mut aux)
+                }
+                _ => {
+                    _mm_lfence();
+                    _rdtsc()
+                }
+            }
+        }
+    }
+}
+
+/// The reference for calibration, in ns.
+fn reference_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // Safe: valid id and out-pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC_RAW, &mut ts) };
+    (ts.tv_sec as u64) * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// A (reference ns, counter) pair read as close together as this machine allows: the best
+/// of several brackets reference–counter–reference.
+fn pair() -> (f64, u64) {
+    let mut best = (u64::MAX, 0.0, 0);
+    for _ in 0..16 {
+        let a = reference_ns();
+        let c = unsafe { _rdtsc() };
+        let b = reference_ns();
+        if b - a < best.0 {
+            best = (b - a, (a as f64 + b as f64) / 2.0, c);
+        }
+    }
+    (best.1, best.2)
+}
+
+const CALIBRATION: Duration = Duration::from_millis(25);
+
+/// Measured counter frequency in Hz.
+fn measure_hz() -> Option<f64> {
+    let (t0, c0) = pair();
+    std::thread::sleep(CALIBRATION);
+    let (t1, c1) = pair();
+    let hz = (c1.wrapping_sub(c0)) as f64 / (t1 - t0) * 1e9;
+    (hz.is_finite() && hz > 0.0).then_some(hz)
+}
+
+fn cpuid(leaf: u32) -> (u32, u32, u32, u32) {
+    // Safe: cpuid exists on every x86-64 CPU; leaves past the maximum return zeros or the
+    // highest leaf, and callers check the maximum first.
+    let r = __cpuid(leaf);
+    (r.eax, r.ebx, r.ecx, r.edx)
+}
+
+fn claims() -> (Vec<FrequencyClaim>, Option<bool>, bool) {
+    let mut claims = Vec::new();
+    let max_basic = cpuid(0).0;
+    let max_ext = cpuid(0x8000_0000).0;
+    let invariant = (max_ext >= 0x8000_0007).then(|| cpuid(0x8000_0007).3 & (1 << 8) != 0);
+    let rdtscp = max_ext >= 0x8000_0001 && cpuid(0x8000_0001).3 & (1 << 27) != 0;
+    if max_basic >= 0x15 {
+        let (den, num, crystal, _) = cpuid(0x15);
+        if den != 0 && num != 0 && crystal != 0 {
+            claims.push(FrequencyClaim {
+                hz: crystal as f64 * num as f64 / den as f64,
+                source: "cpuid leaf 0x15 (crystal × ratio)".into(),
+            });
+        }
+    }
+    if max_basic >= 0x16 {
+        let base_mhz = cpuid(0x16).0 & 0xffff;
+        if base_mhz != 0 {
+            claims.push(FrequencyClaim {
+                hz: base_mhz as f64 * 1e6,
+                source: "cpuid leaf 0x16 (base frequency)".into(),
+            });
+        }
+    }
+    if let Ok(text) = std::fs::read_to_string("/proc/cpuinfo") {
+        if let Some(mhz) = text
+            .lines()
+            .find(|l| l.starts_with("cpu MHz"))
+            .and_then(|l| l.split(':').nth(1))
+            .and_then(|v| v.trim().parse::<f64>().ok())
+        {
+            claims.push(FrequencyClaim {
+                hz: mhz * 1e6,
+                source: "/proc/cpuinfo cpu MHz (seed 003's conversion)".into(),
+            });
+        }
+    }
+    (claims, invariant, rdtscp)
+}
+
+pub fn add(out: &mut Vec<Entry>, freqs: &mut Vec<CounterFrequency>) {
+    let (claims, invariant, has_rdtscp) = claims();
+    let hz = measure_hz();
+    let against = format!("CLOCK_MONOTONIC_RAW over {} ms", CALIBRATION.as_millis());
+    freqs.push(CounterFrequency {
+        clock: "TSC".into(),
+        measured_hz: hz,
+        against: Some(against.clone()),
+        claims,
+        invariant,
+    });
+    let period = match hz {
+        Some(hz) => CountPeriod::Calibrated {
+            ns: 1e9 / hz,
+            against,
+        },
+        None => CountPeriod::Unknown,
+    };
+    let invariant_note = match invariant {
+        Some(true) => "invariant TSC",
+        Some(false) => "TSC not invariant: its rate may change with power states",
+        None => "TSC invariance unknown",
+    };
+    let make = |name: &str, how: &str| {
+        let info = ClockInfo::new(name, ClockKind::Counter, period.clone())
+            .with_description(format!("{how}; {invariant_note}"));
+        match period.ns_per_count() {
+            Some(ns) => info.with_claim(ns, "one count of the counter"),
+            None => info,
+        }
+    };
+    let info = make("rdtsc", "time-stamp counter, unserialised read");
+    out.push(Entry {
+        info: info.clone(),
+        clock: Ok(NativeClock::Rdtsc(Tsc::<0> { info })),
+    });
+    let info = make(
+        "rdtscp",
+        "time-stamp counter, waits for earlier instructions",
+    );
+    out.push(Entry {
+        info: info.clone(),
+        clock: if has_rdtscp {
+            Ok(NativeClock::Rdtscp(Tsc::<1> { info }))
+        } else {
+            Err("this CPU has no rdtscp".into())
+        },
+    });
+    let info = make("lfence+rdtsc", "lfence; rdtsc: serialised read");
+    out.push(Entry {
+        info: info.clone(),
+        clock: Ok(NativeClock::LfenceRdtsc(Tsc::<2> { info })),
+    });
+}

@@ -1,0 +1,343 @@
+//! list, run, tick, overhead and fit: select clocks, run the core's plan, print.
+
+use ticklab::clock::Clock;
+use ticklab::fit::FitOptions;
+use ticklab::lab::{characterise, Plan};
+use ticklab::overhead::OverheadOptions;
+use ticklab::report::{ClockReport, CounterFrequency, Environment, Platform, Report};
+use ticklab::run::Budget;
+use ticklab::tick::TickOptions;
+use ticklab::workload::WorkloadKind;
+
+use crate::cli::{ExperimentArgs, FitArgs, ListArgs, RunArgs, WorkloadArg};
+use crate::clocks::{self, Entry, Visitor};
+use crate::output::{self, Table};
+use crate::progress::{self, Bars};
+use crate::CliError;
+
+/// Canonical form of a clock name for matching: lower case, punctuation and spaces as
+/// dashes, CLOCK_ prefix dropped ("getrusage-user", "lfence-rdtsc", "monotonic-raw").
+fn canon(name: &str) -> String {
+    let s = output::slug(name);
+    s.strip_prefix("clock-").map(str::to_string).unwrap_or(s)
+}
+
+/// The catalogue, or the named clocks of it in the order named.
+fn select(names: &[String]) -> Result<(Vec<Entry>, Vec<CounterFrequency>), CliError> {
+    let (all, freqs) = clocks::catalogue();
+    if names.is_empty() {
+        return Ok((all, freqs));
+    }
+    let mut pool: Vec<Option<Entry>> = all.into_iter().map(Some).collect();
+    let mut out = Vec::new();
+    for n in names {
+        let want = canon(n);
+        if want.is_empty() {
+            return Err(CliError::Usage(
+                "--clock needs a name; see `ticklab list`".into(),
+            ));
+        }
+        let found = pool
+            .iter()
+            .position(|e| e.as_ref().is_some_and(|e| canon(&e.info.name) == want));
+        match found {
+            Some(i) => out.extend(pool[i].take()),
+            None if out.iter().any(|e: &Entry| canon(&e.info.name) == want) => {}
+            None => {
+                let names: Vec<String> = clocks::catalogue()
+                    .0
+                    .iter()
+                    .map(|e| e.info.name.clone())
+                    .collect();
+                return Err(CliError::Usage(format!(
+                    "unknown clock '{n}'; the clocks are: {}",
+                    names.join(", ")
+                )));
+            }
+        }
+    }
+    Ok((out, freqs))
+}
+
+/// What is known of this machine.
+pub fn environment(counters: Vec<CounterFrequency>) -> Environment {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|t| {
+        t.lines()
+            .find(|l| l.starts_with("model name"))
+            .and_then(|l| l.split(':').nth(1))
+            .map(|s| s.trim().to_string())
+    });
+    Environment {
+        platform: Some(Platform::Native),
+        os: Some(std::env::consts::OS.into()),
+        arch: Some(std::env::consts::ARCH.into()),
+        cpu,
+        cpus: std::thread::available_parallelism()
+            .ok()
+            .map(|n| n.get() as u32),
+        created_unix_ms: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()
+            .map(|d| d.as_millis() as u64),
+        counters,
+        ..Default::default()
+    }
+}
+
+struct Characterise<'a> {
+    plan: &'a Plan,
+    bars: &'a Bars,
+}
+
+impl Visitor for Characterise<'_> {
+    type Output = Result<ClockReport, ticklab::Error>;
+    fn visit<C: Clock>(self, clock: &mut C) -> Self::Output {
+        self.bars.start(&clock.info().name);
+        let mut sw = progress::stopwatch();
+        let mut obs = self.bars.observer();
+        characterise(clock, &mut sw, &mut obs, self.plan)
+    }
+}
+
+/// Runs the plan on every entry; unavailable clocks are listed with their reason.
+fn measure(
+    entries: Vec<Entry>,
+    freqs: Vec<CounterFrequency>,
+    plan: &Plan,
+) -> Result<Report, CliError> {
+    let bars = Bars::new();
+    let mut report = Report::new(environment(freqs));
+    for e in entries {
+        let r = match e.clock {
+            Ok(mut c) => c.visit(Characterise { plan, bars: &bars })?,
+            Err(why) => ClockReport::unavailable(e.info, why),
+        };
+        report.clocks.push(r);
+    }
+    bars.finish();
+    Ok(report)
+}
+
+fn budget(
+    time: Option<f64>,
+    samples: Option<u64>,
+    default_time: f64,
+    default_samples: u64,
+) -> Result<Budget, CliError> {
+    Budget::new(
+        time.unwrap_or(default_time),
+        samples.unwrap_or(default_samples),
+    )
+    .map_err(|e| CliError::Usage(format!("{e} (--time takes seconds, --samples a count)")))
+}
+
+fn kind(w: WorkloadArg) -> WorkloadKind {
+    match w {
+        WorkloadArg::Count => WorkloadKind::Count,
+        WorkloadArg::Copy => WorkloadKind::Copy,
+        WorkloadArg::Sqrt => WorkloadKind::Sqrt,
+        WorkloadArg::Matmul => WorkloadKind::Matmul,
+    }
+}
+
+/// Fails with the reasons when any selected clock could not run or an experiment failed.
+fn failures(report: &Report) -> Result<(), CliError> {
+    let mut why = Vec::new();
+    for c in &report.clocks {
+        if let Some(r) = &c.unavailable_reason {
+            why.push(format!("{}: not available here: {r}", c.info.name));
+        }
+        for e in &c.errors {
+            why.push(format!(
+                "{}: {} failed: {}",
+                c.info.name, e.experiment, e.message
+            ));
+        }
+    }
+    if why.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::Measurement(why.join("\n  ")))
+    }
+}
+
+pub fn list(a: ListArgs) -> Result<(), CliError> {
+    let (entries, freqs) = clocks::catalogue();
+    if a.json {
+        let v: Vec<ClockReport> = entries
+            .into_iter()
+            .map(|e| match e.clock {
+                Ok(_) => ClockReport::new(e.info),
+                Err(why) => ClockReport::unavailable(e.info, why),
+            })
+            .collect();
+        let mut report = Report::new(environment(freqs));
+        report.clocks = v;
+        return output::print(&report.to_json()?);
+    }
+    let mut t = Table::new(&[
+        "clock",
+        "kind",
+        "one count",
+        "bits",
+        "claimed",
+        "claimed by",
+        "here",
+    ]);
+    for e in &entries {
+        let i = &e.info;
+        t.row(vec![
+            i.name.clone(),
+            format!("{:?}", i.kind).to_lowercase(),
+            i.period.ns_per_count().map_or("unknown".into(), output::ns),
+            i.bits.to_string(),
+            i.claimed.as_ref().map_or("-".into(), |c| output::ns(c.ns)),
+            i.claimed.as_ref().map_or("-".into(), |c| c.source.clone()),
+            match &e.clock {
+                Ok(_) => "yes".into(),
+                Err(w) => format!("no: {w}"),
+            },
+        ]);
+    }
+    let mut text = t.render();
+    for f in &freqs {
+        text.push_str(&output::frequency_line(f));
+    }
+    output::print(&text)
+}
+
+pub fn run(a: RunArgs) -> Result<(), CliError> {
+    let t = a.time;
+    let mut fit = FitOptions::new(budget(t, None, 0.08, 1_000_000)?);
+    fit.points = 12;
+    fit.runs = 10;
+    let plan = Plan {
+        tick: TickOptions::new(budget(t, None, 0.06, 1_000_000)?),
+        overhead: Some(OverheadOptions::new(budget(t, None, 0.03, 100_000)?)),
+        fits: if a.no_fit {
+            vec![]
+        } else {
+            vec![(kind(a.workload), fit)]
+        },
+    };
+    let explicit = !a.clocks.is_empty();
+    let (entries, freqs) = select(&a.clocks)?;
+    let report = measure(entries, freqs, &plan)?;
+    if let Some(path) = &a.save {
+        std::fs::write(path, report.to_json()?)
+            .map_err(|e| CliError::Output(format!("cannot write {}: {e}", path.display())))?;
+    }
+    output::emit(&report, &a.output, output::View::Summary)?;
+    let measured = report.clocks.iter().filter(|c| c.tick.is_some()).count();
+    if explicit {
+        failures(&report)
+    } else if measured == 0 {
+        Err(CliError::Measurement("no clock could be measured".into()))
+    } else {
+        Ok(())
+    }
+}
+
+pub fn tick(a: ExperimentArgs) -> Result<(), CliError> {
+    let plan = Plan {
+        tick: TickOptions::new(budget(a.time, a.samples, 1.0, 1_000_000)?),
+        overhead: None,
+        fits: vec![],
+    };
+    let (entries, freqs) = select(&a.clocks)?;
+    let report = measure(entries, freqs, &plan)?;
+    output::emit(&report, &a.output, output::View::Tick)?;
+    failures(&report)
+}
+
+pub fn overhead(a: ExperimentArgs) -> Result<(), CliError> {
+    let plan = Plan {
+        tick: TickOptions::new(budget(None, None, 0.2, 1_000_000)?),
+        overhead: Some(OverheadOptions::new(budget(
+            a.time, a.samples, 0.5, 100_000,
+        )?)),
+        fits: vec![],
+    };
+    let (entries, freqs) = select(&a.clocks)?;
+    let report = measure(entries, freqs, &plan)?;
+    output::emit(&report, &a.output, output::View::Overhead)?;
+    failures(&report)
+}
+
+/// Parses `LO..HI` (also `LO:HI`, `LO-HI`).
+fn parse_range(s: &str) -> Result<(u64, u64), CliError> {
+    let bad = || {
+        CliError::Usage(format!(
+            "bad --n '{s}': expected LO..HI with whole numbers 1 ≤ LO < HI, e.g. 1000..50000"
+        ))
+    };
+    let (lo, hi) = s
+        .split_once("..")
+        .or_else(|| s.split_once(':'))
+        .or_else(|| s.split_once('-'))
+        .ok_or_else(bad)?;
+    let lo: u64 = lo.trim().replace('_', "").parse().map_err(|_| bad())?;
+    let hi: u64 = hi.trim().replace('_', "").parse().map_err(|_| bad())?;
+    if lo == 0 || hi <= lo {
+        return Err(bad());
+    }
+    Ok((lo, hi))
+}
+
+pub fn fit(a: FitArgs) -> Result<(), CliError> {
+    let mut fit = FitOptions::new(budget(a.time, a.samples, 3.0, 10_000_000)?);
+    fit.points = a.points;
+    fit.runs = a.runs;
+    if let Some(n) = &a.n {
+        let (lo, hi) = parse_range(n)?;
+        let max = kind(a.workload).build().max_n();
+        if hi > max {
+            return Err(CliError::Usage(format!(
+                "--n {n}: the largest size for {} is {max}",
+                kind(a.workload).name()
+            )));
+        }
+        fit.n_range = Some((lo, hi));
+    }
+    if !(2..=10_000).contains(&a.points) {
+        return Err(CliError::Usage(format!(
+            "--points {}: expected 2 to 10000",
+            a.points
+        )));
+    }
+    if !(1..=1_000_000).contains(&a.runs) {
+        return Err(CliError::Usage(format!(
+            "--runs {}: expected 1 to 1000000",
+            a.runs
+        )));
+    }
+    let plan = Plan {
+        tick: TickOptions::new(budget(None, None, 0.2, 1_000_000)?),
+        overhead: Some(OverheadOptions::new(budget(None, None, 0.1, 100_000)?)),
+        fits: vec![(kind(a.workload), fit)],
+    };
+    let (entries, freqs) = select(&a.clocks)?;
+    let report = measure(entries, freqs, &plan)?;
+    output::emit(&report, &a.output, output::View::Fit)?;
+    failures(&report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_parse_and_bad_ones_are_refused() {
+        assert_eq!(parse_range("10..20").unwrap(), (10, 20));
+        assert_eq!(parse_range("1_000:2_000").unwrap(), (1000, 2000));
+        for bad in ["", "5", "0..3", "5..5", "9..3", "a..b", "-3..4", "1..1e3"] {
+            assert!(parse_range(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn names_match_loosely() {
+        assert_eq!(canon("CLOCK_MONOTONIC"), canon("monotonic"));
+        assert!(select(&["nope".into()]).is_err());
+    }
+}

@@ -1,0 +1,58 @@
+//! Progress bars on stderr when it is a terminal; nothing otherwise.
+
+use std::io::IsTerminal;
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use ticklab::run::{Flow, Progress};
+
+/// One bar, reused for each experiment on each clock.
+pub struct Bars {
+    bar: Option<ProgressBar>,
+}
+
+impl Bars {
+    /// A bar when stderr is a terminal. No colours are used, so NO_COLOR holds trivially.
+    pub fn new() -> Self {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let b = ProgressBar::new(1000);
+            if let Ok(style) = ProgressStyle::with_template("{prefix:>32} {wide_bar} {msg}") {
+                b.set_style(style.progress_chars("=> "));
+            }
+            b
+        });
+        Self { bar }
+    }
+
+    /// Starts a bar for `experiment` on `clock`.
+    pub fn start(&self, clock: &str) {
+        if let Some(b) = &self.bar {
+            b.set_prefix(clock.to_string());
+            b.set_position(0);
+        }
+    }
+
+    /// The observer the core calls; never cancels.
+    pub fn observer(&self) -> impl FnMut(&Progress<'_>) -> Flow + '_ {
+        move |p| {
+            if let Some(b) = &self.bar {
+                b.set_message(p.experiment.to_string());
+                b.set_position((p.fraction * 1000.0) as u64);
+            }
+            Flow::Continue
+        }
+    }
+
+    /// Clears the bar.
+    pub fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+/// Seconds since the first call: the budgets' stopwatch.
+pub fn stopwatch() -> impl FnMut() -> f64 {
+    let origin = Instant::now();
+    move || origin.elapsed().as_secs_f64()
+}

@@ -1,0 +1,304 @@
+//! ticklab's plots, one function per plot over any plotters backend: the command writes them
+//! as SVG, the page draws the same code on a canvas.
+//!
+//! Seed 001's three views of timings (raw with their bands, sorted, consecutive differences of
+//! the sorted), a histogram, and for fits the runs with their per-N minimum, the
+//! least-squares and least-values lines, and the excess against the line and the step.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use ticklab::fit::FitResult;
+use ticklab::stats;
+use ticklab::tick::TickResult;
+
+/// A drawing failure, as text (backends' error types differ).
+pub type PlotResult = Result<(), String>;
+
+fn fail<E: std::fmt::Debug>(e: E) -> String {
+    format!("plot: {e:?}")
+}
+
+const RUNS: RGBColor = RGBColor(120, 144, 200);
+const MINIMA: RGBColor = RGBColor(200, 40, 40);
+const LVF: RGBColor = RGBColor(20, 130, 60);
+const OLS: RGBColor = RGBColor(150, 90, 0);
+
+/// Values in a display unit: ns when the clock's period is known, counts otherwise.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scale {
+    /// Multiplier from counts.
+    pub factor: f64,
+    /// Unit label.
+    pub unit: &'static str,
+}
+
+impl Scale {
+    /// ns when `ns_per_count` is known, otherwise counts.
+    pub fn for_counts(ns_per_count: Option<f64>) -> Self {
+        match ns_per_count {
+            Some(f) => Self {
+                factor: f,
+                unit: "ns",
+            },
+            None => Self {
+                factor: 1.0,
+                unit: "counts",
+            },
+        }
+    }
+}
+
+/// Finite range of the values, padded so a constant series still has height.
+fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for v in values.filter(|v| v.is_finite()) {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    if !lo.is_finite() {
+        return (0.0, 1.0);
+    }
+    let pad = if hi > lo {
+        (hi - lo) * 0.05
+    } else {
+        lo.abs().max(1.0) * 0.05
+    };
+    (lo - pad, hi + pad)
+}
+
+/// Points (x, y) as small circles, titled, on `area`.
+fn scatter<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    points: &[(f64, f64)],
+) -> PlotResult {
+    let (x0, x1) = range(points.iter().map(|p| p.0));
+    let (y0, y1) = range(points.iter().map(|p| p.1));
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, ("sans-serif", 16))
+        .margin(8)
+        .x_label_area_size(32)
+        .y_label_area_size(64)
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(fail)?;
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .light_line_style(WHITE)
+        .draw()
+        .map_err(fail)?;
+    chart
+        .draw_series(
+            points
+                .iter()
+                .filter(|p| p.0.is_finite() && p.1.is_finite())
+                .map(|&p| Circle::new(p, 2, RUNS.filled())),
+        )
+        .map_err(fail)?;
+    Ok(())
+}
+
+/// Raw timings in the order taken: horizontal bands at multiples of the tick.
+pub fn raw<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    values: &[f64],
+    unit: &str,
+) -> PlotResult {
+    let pts: Vec<(f64, f64)> = values
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| (i as f64, v))
+        .collect();
+    scatter(area, "raw timings", "sample", unit, &pts)
+}
+
+/// Timings sorted: flat steps, one per multiple of the tick.
+pub fn sorted<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    values: &[f64],
+    unit: &str,
+) -> PlotResult {
+    let mut v: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    v.sort_unstable_by(f64::total_cmp);
+    let pts: Vec<(f64, f64)> = v.iter().enumerate().map(|(i, &v)| (i as f64, v)).collect();
+    scatter(area, "sorted timings", "rank", unit, &pts)
+}
+
+/// Consecutive differences of the sorted timings: spikes at the tick, zeros between.
+pub fn diff_sorted<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    values: &[f64],
+    unit: &str,
+) -> PlotResult {
+    let d = stats::diff_of_sorted(values);
+    let pts: Vec<(f64, f64)> = d.iter().enumerate().map(|(i, &v)| (i as f64, v)).collect();
+    scatter(area, "diff(sort(timings))", "rank", unit, &pts)
+}
+
+/// A histogram of the values in `bins` bins.
+pub fn histogram<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    values: &[f64],
+    bins: usize,
+    unit: &str,
+) -> PlotResult {
+    let h = match stats::histogram(values, bins) {
+        Ok(h) => h,
+        Err(_) => return scatter(area, "histogram (no data)", unit, "count", &[]),
+    };
+    let top = h.counts.iter().copied().max().unwrap_or(1).max(1) as f64;
+    let hi = h.lo + h.width * h.counts.len() as f64;
+    let mut chart = ChartBuilder::on(area)
+        .caption("histogram", ("sans-serif", 16))
+        .margin(8)
+        .x_label_area_size(32)
+        .y_label_area_size(64)
+        .build_cartesian_2d(h.lo..hi, 0.0..top * 1.05)
+        .map_err(fail)?;
+    chart
+        .configure_mesh()
+        .x_desc(unit)
+        .y_desc("count")
+        .light_line_style(WHITE)
+        .draw()
+        .map_err(fail)?;
+    chart
+        .draw_series(h.counts.iter().enumerate().map(|(i, &c)| {
+            let x0 = h.lo + h.width * i as f64;
+            Rectangle::new([(x0, 0.0), (x0 + h.width, c as f64)], RUNS.filled())
+        }))
+        .map_err(fail)?;
+    Ok(())
+}
+
+/// The tick experiment's four views of its dithered timings, in a 2×2 grid.
+pub fn tick_views<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, t: &TickResult) -> PlotResult {
+    let s = Scale::for_counts(t.ns_per_count);
+    let v: Vec<f64> = t
+        .timings_sample
+        .iter()
+        .map(|&c| c as f64 * s.factor)
+        .collect();
+    let cells = area.split_evenly((2, 2));
+    raw(&cells[0], &v, s.unit)?;
+    sorted(&cells[1], &v, s.unit)?;
+    diff_sorted(&cells[2], &v, s.unit)?;
+    histogram(&cells[3], &v, 60, s.unit)
+}
+
+/// Runs against work: every run, the per-N minimum, and both fitted lines.
+pub fn fit<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, f: &FitResult) -> PlotResult {
+    let s = Scale::for_counts(f.ns_per_count);
+    let runs: Vec<(f64, f64)> = f
+        .points
+        .iter()
+        .flat_map(|p| p.runs.iter().map(move |&r| (p.work, r * s.factor)))
+        .collect();
+    let (x0, x1) = range(f.points.iter().map(|p| p.work));
+    let (y0, y1) = range(runs.iter().map(|r| r.1));
+    let mut chart = ChartBuilder::on(area)
+        .caption(
+            format!("{}: time against {}s", f.workload, f.unit),
+            ("sans-serif", 16),
+        )
+        .margin(8)
+        .x_label_area_size(32)
+        .y_label_area_size(72)
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(fail)?;
+    chart
+        .configure_mesh()
+        .x_desc(f.unit.as_str())
+        .y_desc(s.unit)
+        .light_line_style(WHITE)
+        .draw()
+        .map_err(fail)?;
+    chart
+        .draw_series(runs.iter().map(|&p| Circle::new(p, 2, RUNS.filled())))
+        .map_err(fail)?
+        .label("runs")
+        .legend(|(x, y)| Circle::new((x, y), 3, RUNS.filled()));
+    chart
+        .draw_series(
+            f.points
+                .iter()
+                .map(|p| Cross::new((p.work, p.min * s.factor), 4, MINIMA.stroke_width(2))),
+        )
+        .map_err(fail)?
+        .label("minimum per N")
+        .legend(|(x, y)| Cross::new((x, y), 4, MINIMA.stroke_width(2)));
+    for (line, color, name) in [
+        (f.least_values.line, LVF, "least-values fit"),
+        (f.ols.line, OLS, "least squares"),
+    ] {
+        chart
+            .draw_series(LineSeries::new(
+                [x0, x1].map(|x| (x, line.at(x) * s.factor)),
+                color.stroke_width(2),
+            ))
+            .map_err(fail)?
+            .label(name)
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2)));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(fail)?;
+    Ok(())
+}
+
+/// Excess of every run over the least-values line (a Moiré sawtooth when the tick is coarse)
+/// and over the tick-quantized step (flat bands at multiples of the tick).
+pub fn excess<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, f: &FitResult) -> PlotResult {
+    let s = Scale::for_counts(f.ns_per_count);
+    let halves = area.split_evenly((2, 1));
+    let line: Vec<(f64, f64)> = f
+        .points
+        .iter()
+        .flat_map(|p| p.excess_line.iter().map(move |&e| (p.work, e * s.factor)))
+        .collect();
+    let step: Vec<(f64, f64)> = f
+        .points
+        .iter()
+        .flat_map(|p| p.excess_step.iter().map(move |&e| (p.work, e * s.factor)))
+        .collect();
+    scatter(
+        &halves[0],
+        "excess over the least-values line",
+        &f.unit,
+        s.unit,
+        &line,
+    )?;
+    scatter(
+        &halves[1],
+        "excess over the tick-quantized step",
+        &f.unit,
+        s.unit,
+        &step,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plots_of_empty_and_constant_data_draw() {
+        let mut svg = String::new();
+        {
+            let root = SVGBackend::with_string(&mut svg, (400, 300)).into_drawing_area();
+            raw(&root, &[], "ns").unwrap();
+            sorted(&root, &[5.0, 5.0], "ns").unwrap();
+            histogram(&root, &[f64::NAN], 10, "ns").unwrap();
+            diff_sorted(&root, &[1.0, 2.0, 4.0], "ns").unwrap();
+            root.present().unwrap();
+        }
+        assert!(svg.contains("<svg"));
+        assert!(svg.contains("diff(sort(timings))"));
+    }
+}
