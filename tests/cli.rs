@@ -426,3 +426,30 @@ fn bad_inputs_get_exit_2_and_a_message() {
             .stderr(contains(*hint));
     }
 }
+
+#[test]
+fn every_experiment_command_writes_csv_and_plots() {
+    let dir = tempfile::tempdir().unwrap();
+    for cmd in ["tick", "overhead", "fit"] {
+        let mut args = vec![cmd, "--clock", "monotonic", "--time", "0.1"];
+        if cmd == "fit" {
+            args.extend(["--n", "1000..50000", "--points", "4", "--runs", "3"]);
+        }
+        let mut csv_args = args.clone();
+        csv_args.push("--csv");
+        let csv = stdout_of(&csv_args);
+        assert!(
+            csv.starts_with("clock,available") && csv.contains("CLOCK_MONOTONIC,true"),
+            "{cmd}: {csv}"
+        );
+        let d = dir.path().join(cmd);
+        ticklab()
+            .args(&args)
+            .arg("--plot")
+            .arg(&d)
+            .assert()
+            .success();
+        let n = std::fs::read_dir(&d).unwrap().count();
+        assert!(n >= 4, "{cmd}: {n} plots");
+    }
+}

@@ -75,32 +75,32 @@ pub struct RunArgs {
     pub output: Output,
 }
 
+/// Which clocks, and the budget of the experiment on each.
 #[derive(Args, Debug)]
-pub struct ExperimentArgs {
+pub struct Select {
     /// Clocks to measure (default: all).
     #[arg(long = "clock", value_name = "NAME", num_args = 1..)]
     pub clocks: Vec<String>,
     /// Seconds for the experiment on each clock.
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     pub time: Option<f64>,
-    /// Most samples (intervals, blocks) on each clock.
+    /// Most samples (intervals, blocks, timed runs) on each clock.
     #[arg(long, value_name = "N")]
     pub samples: Option<u64>,
+}
+
+#[derive(Args, Debug)]
+pub struct ExperimentArgs {
+    #[command(flatten)]
+    pub select: Select,
     #[command(flatten)]
     pub output: Output,
 }
 
 #[derive(Args, Debug)]
 pub struct FitArgs {
-    /// Clocks to time with (default: all).
-    #[arg(long = "clock", value_name = "NAME", num_args = 1..)]
-    pub clocks: Vec<String>,
-    /// Seconds of timed runs on each clock.
-    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
-    pub time: Option<f64>,
-    /// Most timed runs on each clock.
-    #[arg(long, value_name = "N")]
-    pub samples: Option<u64>,
+    #[command(flatten)]
+    pub select: Select,
     /// The work whose cost grows with N.
     #[arg(long, value_enum, default_value_t = WorkloadArg::Count)]
     pub workload: WorkloadArg,

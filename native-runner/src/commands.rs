@@ -240,11 +240,11 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
 
 pub fn tick(a: ExperimentArgs) -> Result<(), CliError> {
     let plan = Plan {
-        tick: TickOptions::new(budget(a.time, a.samples, 1.0, 1_000_000)?),
+        tick: TickOptions::new(budget(a.select.time, a.select.samples, 1.0, 1_000_000)?),
         overhead: None,
         fits: vec![],
     };
-    let (entries, freqs) = select(&a.clocks)?;
+    let (entries, freqs) = select(&a.select.clocks)?;
     let report = measure(entries, freqs, &plan)?;
     output::emit(&report, &a.output, output::View::Tick)?;
     failures(&report)
@@ -254,11 +254,14 @@ pub fn overhead(a: ExperimentArgs) -> Result<(), CliError> {
     let plan = Plan {
         tick: TickOptions::new(budget(None, None, 0.2, 1_000_000)?),
         overhead: Some(OverheadOptions::new(budget(
-            a.time, a.samples, 0.5, 100_000,
+            a.select.time,
+            a.select.samples,
+            0.5,
+            100_000,
         )?)),
         fits: vec![],
     };
-    let (entries, freqs) = select(&a.clocks)?;
+    let (entries, freqs) = select(&a.select.clocks)?;
     let report = measure(entries, freqs, &plan)?;
     output::emit(&report, &a.output, output::View::Overhead)?;
     failures(&report)
@@ -285,7 +288,7 @@ fn parse_range(s: &str) -> Result<(u64, u64), CliError> {
 }
 
 pub fn fit(a: FitArgs) -> Result<(), CliError> {
-    let mut fit = FitOptions::new(budget(a.time, a.samples, 3.0, 10_000_000)?);
+    let mut fit = FitOptions::new(budget(a.select.time, a.select.samples, 3.0, 10_000_000)?);
     fit.points = a.points;
     fit.runs = a.runs;
     if let Some(n) = &a.n {
@@ -316,7 +319,7 @@ pub fn fit(a: FitArgs) -> Result<(), CliError> {
         overhead: Some(OverheadOptions::new(budget(None, None, 0.1, 100_000)?)),
         fits: vec![(kind(a.workload), fit)],
     };
-    let (entries, freqs) = select(&a.clocks)?;
+    let (entries, freqs) = select(&a.select.clocks)?;
     let report = measure(entries, freqs, &plan)?;
     output::emit(&report, &a.output, output::View::Fit)?;
     failures(&report)
