@@ -107,8 +107,8 @@ pub fn measure<C: Clock + ?Sized>(
         let d = info.diff(a, b);
         if info.looks_backwards(d) {
             // A step backwards spoils this block only; try it again.
-            if let Some(s) = run.check(0)? {
-                return Err(budget_end(run, s, "a block that did not step backwards"));
+            if run.check(0)?.is_some() {
+                return Err(budget_end(run, "a block that did not step backwards"));
             }
             continue;
         }
@@ -158,7 +158,7 @@ pub fn measure<C: Clock + ?Sized>(
                 break s;
             }
             if run.elapsed() > 2.0 * run.budget().time_s {
-                return Err(budget_end(run, s, "one block that did not step backwards"));
+                return Err(budget_end(run, "one block that did not step backwards"));
             }
         }
     };
@@ -201,7 +201,7 @@ pub fn measure<C: Clock + ?Sized>(
     })
 }
 
-fn budget_end(run: &Run<'_>, _s: Stop, needed: &str) -> Error {
+fn budget_end(run: &Run<'_>, needed: &str) -> Error {
     Error::BudgetExhausted {
         experiment: "overhead",
         budget_s: run.budget().time_s,

@@ -143,29 +143,35 @@ pub fn estimate_counts(intervals: &[u64], opts: &EstimatorOptions) -> Result<Tic
         ));
     }
     let values: Vec<f64> = intervals.iter().map(|&d| d as f64).collect();
-    let mut est = estimate_values(&values, opts)?;
+    let (mut est, facts) = estimate_inner(&values, opts)?;
     let gf = g as f64;
     let spoiled = est.method == Method::Robust && est.tick > gf * (1.0 + opts.rel_tolerance);
     if !spoiled {
+        // The GCD divides every interval: it explains them all, exactly.
         est.tick = gf;
         est.uncertainty = 0.0;
         est.share_explained = 1.0;
         est.method = Method::ExactGcd;
-        est.caveats.retain(|c| !c.contains("not multiples"));
-        est.caveats.retain(|c| !c.contains("no tick explains"));
-        est.reliable =
-            est.intervals >= MIN_RELIABLE && !est.caveats.iter().any(|c| c.contains("same length"));
-    } else {
-        est.caveats.push(format!(
-            "the exact GCD is {g}: some intervals are not whole multiples of the tick"
-        ));
     }
-    Ok(est)
+    Ok(finish(est, facts, spoiled.then_some(g)))
 }
 
 /// Estimates the tick of real-valued intervals (durations in seconds, milliseconds...).
 /// NaN, infinite and negative values are counted as rejected, zeros as uninformative.
 pub fn estimate_values(values: &[f64], opts: &EstimatorOptions) -> Result<TickEstimate> {
+    let (est, facts) = estimate_inner(values, opts)?;
+    Ok(finish(est, facts, None))
+}
+
+/// What the caveats of an estimate are made from, once its method is settled.
+struct Facts {
+    single_level: bool,
+    /// Why the best effort was all there was, when it was.
+    shortfall: Option<String>,
+}
+
+/// The estimate without caveats, and the facts to write them from.
+fn estimate_inner(values: &[f64], opts: &EstimatorOptions) -> Result<(TickEstimate, Facts)> {
     opts.validate()?;
     let mut rejected = 0u64;
     let mut zeros = 0u64;
@@ -193,22 +199,16 @@ pub fn estimate_values(values: &[f64], opts: &EstimatorOptions) -> Result<TickEs
     let smallest_nonzero = pos[0];
     let smallest_diff_sort = smallest_gaps(&pos, floor, 1, zeros > 0).first().copied();
 
-    let mut caveats = Vec::new();
     let levels = cluster_means(&pos, floor, BASES);
     let single_level = levels.len() == 1 && pos[pos.len() - 1] - pos[0] <= floor;
-
+    let mut shortfall = None;
     let (tick, uncertainty, share, method) = if single_level {
-        caveats.push(
-            "every interval has the same length: the tick divides it but may be smaller; \
-             vary the intervals to see further"
-                .to_string(),
-        );
         (levels[0], 0.0, 1.0, Method::Robust)
     } else {
         match robust(&pos, floor, zeros > 0, opts) {
             Some(r) if r.share >= opts.min_share => (r.tick, r.se, r.share, Method::Robust),
             Some(r) => {
-                caveats.push(format!(
+                shortfall = Some(format!(
                     "no tick explains {:.0}% of the intervals; the best explains {:.1}%",
                     opts.min_share * 100.0,
                     r.share * 100.0
@@ -216,7 +216,7 @@ pub fn estimate_values(values: &[f64], opts: &EstimatorOptions) -> Result<TickEs
                 (r.tick, r.se, r.share, Method::BestEffort)
             }
             None => {
-                caveats.push(
+                shortfall = Some(
                     "no tick candidate could be formed; the smallest interval is given".into(),
                 );
                 (
@@ -228,37 +228,65 @@ pub fn estimate_values(values: &[f64], opts: &EstimatorOptions) -> Result<TickEs
             }
         }
     };
-    if share < 1.0 && method == Method::Robust {
-        caveats.push(format!(
-            "{:.2}% of the intervals are not multiples of the tick (outliers, steps or noise)",
-            (1.0 - share) * 100.0
-        ));
-    }
     if !(tick.is_finite() && tick > 0.0) {
         return Err(Error::NoData(format!(
             "the intervals are too large to estimate a tick from (largest {max:e})"
         )));
     }
-    let n = pos.len() as u64;
+    let est = TickEstimate {
+        tick,
+        uncertainty,
+        share_explained: share,
+        method,
+        intervals: pos.len() as u64,
+        zeros,
+        rejected,
+        smallest_nonzero,
+        smallest_diff_sort,
+        reliable: false,
+        caveats: Vec::new(),
+    };
+    let facts = Facts {
+        single_level,
+        shortfall,
+    };
+    Ok((est, facts))
+}
+
+/// Writes the caveats and the reliability from the settled method; `spoiled_gcd` is the exact
+/// GCD when a larger robust tick replaced it.
+fn finish(mut est: TickEstimate, facts: Facts, spoiled_gcd: Option<u64>) -> TickEstimate {
+    let mut caveats = Vec::new();
+    if facts.single_level {
+        caveats.push(
+            "every interval has the same length: the tick divides it but may be smaller; \
+             vary the intervals to see further"
+                .to_string(),
+        );
+    }
+    if est.method == Method::BestEffort {
+        caveats.extend(facts.shortfall);
+    }
+    if est.method == Method::Robust && est.share_explained < 1.0 {
+        caveats.push(format!(
+            "{:.2}% of the intervals are not multiples of the tick (outliers, steps or noise)",
+            (1.0 - est.share_explained) * 100.0
+        ));
+    }
+    let n = est.intervals;
     if n < MIN_RELIABLE {
         caveats.push(format!(
             "only {n} positive intervals: the tick is an upper bound; more intervals can only lower it"
         ));
     }
-    let reliable = method != Method::BestEffort && n >= MIN_RELIABLE && !single_level;
-    Ok(TickEstimate {
-        tick,
-        uncertainty,
-        share_explained: share,
-        method,
-        intervals: n,
-        zeros,
-        rejected,
-        smallest_nonzero,
-        smallest_diff_sort,
-        reliable,
-        caveats,
-    })
+    if let Some(g) = spoiled_gcd {
+        caveats.push(format!(
+            "the exact GCD is {g}: some intervals are not whole multiples of the tick"
+        ));
+    }
+    est.reliable = est.method != Method::BestEffort && n >= MIN_RELIABLE && !facts.single_level;
+    est.caveats = caveats;
+    est
 }
 
 struct Robust {
