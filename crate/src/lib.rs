@@ -34,6 +34,7 @@
 pub mod calibrate;
 pub mod clock;
 pub mod error;
+pub mod export;
 pub mod fit;
 pub mod lab;
 pub mod overhead;

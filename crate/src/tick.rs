@@ -11,7 +11,7 @@
 use serde::{Deserialize, Serialize};
 use std::hint::black_box;
 
-use crate::clock::{gcd, Clock};
+use crate::clock::{gcd, Clock, ClockInfo};
 use crate::error::{invalid, Error, Result};
 use crate::run::{Budget, Run, Stop};
 use crate::stats::{self, Band, Summary};
@@ -674,23 +674,8 @@ pub fn measure<C: Clock + ?Sized>(
 
     // Intervals for the estimate: edges, sums of consecutive edges within each unbroken
     // segment, and the dithered timings.
-    let mut all: Vec<u64> = edges.clone();
     segments.push(edges.len());
-    for seg in segments.windows(2) {
-        let e = &edges[seg[0]..seg[1]];
-        let mut prefix = Vec::with_capacity(e.len() + 1);
-        prefix.push(0u64);
-        for &d in e {
-            prefix.push(prefix[prefix.len() - 1].saturating_add(d));
-        }
-        for s in SPANS {
-            let mut i = 0;
-            while i + s < prefix.len() {
-                all.push(prefix[i + s] - prefix[i]);
-                i += s;
-            }
-        }
-    }
+    let mut all = with_span_sums(&edges, &segments);
     all.extend(timings.iter().copied());
     let estimate = estimate_counts(&all, &opts.estimator)?;
     let ns = info.period.ns_per_count();
@@ -752,6 +737,123 @@ pub fn measure<C: Clock + ?Sized>(
     })
 }
 
+/// The edges followed by sums of consecutive edges over [`SPANS`], never across a break
+/// (`segments` holds the edge indices where unbroken runs start and end).
+fn with_span_sums(edges: &[u64], segments: &[usize]) -> Vec<u64> {
+    let mut all = edges.to_vec();
+    for seg in segments.windows(2) {
+        let e = &edges[seg[0]..seg[1]];
+        let mut prefix = Vec::with_capacity(e.len() + 1);
+        prefix.push(0u64);
+        for &d in e {
+            prefix.push(prefix[prefix.len() - 1].saturating_add(d));
+        }
+        for s in SPANS {
+            let mut i = 0;
+            while i + s < prefix.len() {
+                all.push(prefix[i + s] - prefix[i]);
+                i += s;
+            }
+        }
+    }
+    all
+}
+
+/// Relative tolerance of the estimate from sampled readings.
+pub const SAMPLED_REL_TOLERANCE: f64 = 0.002;
+
+/// The tick of a clock that cannot be spun on, from readings taken when the platform
+/// allows (a page's frame timestamps, an audio clock sampled once per task).
+///
+/// Consecutive distinct readings are intervals the tick divides, like edges, but they are
+/// not edge-to-edge: the estimate is as good as the spread of the sampling moments.
+/// Readings that repeat count as reads per change; steps backwards are left out.
+pub fn from_readings(
+    info: &ClockInfo,
+    readings: &[u64],
+    elapsed_s: f64,
+    stop: Stop,
+    opts: &TickOptions,
+) -> Result<TickResult> {
+    if readings.len() < 3 {
+        return Err(Error::NoData(format!(
+            "{}: {} readings; at least 3 are needed",
+            info.name,
+            readings.len()
+        )));
+    }
+    let mut edges = Vec::new();
+    let mut segments = vec![0];
+    let mut rpc = Vec::new();
+    let mut backwards = 0u64;
+    let mut same = 1u64;
+    for w in readings.windows(2) {
+        let d = info.diff(w[0], w[1]);
+        if d == 0 {
+            same += 1;
+        } else if info.looks_backwards(d) {
+            backwards += 1;
+            segments.push(edges.len());
+        } else {
+            edges.push(d);
+            rpc.push(same);
+            same = 1;
+        }
+    }
+    if edges.is_empty() {
+        return Err(Error::Frozen {
+            clock: info.name.clone(),
+            elapsed_s,
+            reads: readings.len() as u64,
+        });
+    }
+    segments.push(edges.len());
+    let all = with_span_sums(&edges, &segments);
+    // Sampling moments come at a cadence (a frame, a task) with jitter of a few percent: at
+    // the usual tolerance the cadence itself would pass for the tick.
+    let mut estimator = opts.estimator.clone();
+    estimator.rel_tolerance = estimator.rel_tolerance.min(SAMPLED_REL_TOLERANCE);
+    let estimate = estimate_counts(&all, &estimator)?;
+    let ns = info.period.ns_per_count();
+    let tick_ns = ns.map(|p| p * estimate.tick);
+    let claimed_ns = info.claimed.as_ref().map(|c| c.ns);
+    let mut caveats = vec![
+        "sampled at moments the platform chose, not edge to edge: every interval is a \
+         multiple of the tick, but a tick finer than the sampling spread may be missed"
+            .to_string(),
+    ];
+    if backwards > 0 {
+        caveats.push(format!(
+            "{backwards} differences went backwards (the clock is not monotonic); they were left out"
+        ));
+    }
+    if edges.len() < MIN_RELIABLE as usize {
+        caveats.push(format!(
+            "only {} changes seen: sample for longer",
+            edges.len()
+        ));
+    }
+    let edges_f: Vec<f64> = edges.iter().map(|&d| d as f64).collect();
+    Ok(TickResult {
+        exact_gcd: exact_gcd(&all),
+        ns_per_count: ns,
+        tick_ns,
+        claimed_ns,
+        verdict: verdict(tick_ns, claimed_ns),
+        reads_per_change: Summary::of_counts(&rpc).ok(),
+        edges: edges.len() as u64,
+        timings: 0,
+        backwards_steps: backwards,
+        edge_intervals: stats::decimate(&edges, opts.keep),
+        timings_sample: stats::decimate(&edges, opts.keep),
+        bands: stats::bands(&edges_f, estimate.tick / 4.0, 64),
+        elapsed_s,
+        stop,
+        caveats,
+        estimate,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -772,6 +874,25 @@ mod tests {
         assert_eq!(verdict(Some(1.0), Some(100.0)), Verdict::FinerThanClaimed);
         assert_eq!(verdict(Some(1.0), None), Verdict::NoClaim);
         assert_eq!(verdict(None, Some(1.0)), Verdict::Unknown);
+    }
+
+    #[test]
+    fn readings_at_frame_moments_reveal_a_100us_clamp() {
+        use crate::clock::{ClockKind, CountPeriod};
+        let info = ClockInfo::new("raf", ClockKind::Monotonic, CountPeriod::NANOSECOND);
+        // Frames about 16.7 ms apart with jitter, each stamp clamped to 100 µs.
+        let mut rng = SplitMix64::new(7);
+        let mut t = 5_000_000u64;
+        let mut r = Vec::new();
+        for _ in 0..300 {
+            t += 16_666_667 + rng.below(400_000);
+            r.push(t / 100_000 * 100_000);
+        }
+        let opts = TickOptions::new(Budget::new(1.0, 1000).unwrap());
+        let res = from_readings(&info, &r, 5.0, Stop::Samples, &opts).unwrap();
+        assert_eq!(res.tick_ns, Some(100_000.0));
+        assert!(from_readings(&info, &[5, 5, 5, 5], 1.0, Stop::Time, &opts).is_err());
+        assert!(from_readings(&info, &[5], 1.0, Stop::Time, &opts).is_err());
     }
 
     #[test]

@@ -18,7 +18,7 @@ use crate::CliError;
 /// Canonical form of a clock name for matching: lower case, punctuation and spaces as
 /// dashes, CLOCK_ prefix dropped ("getrusage-user", "lfence-rdtsc", "monotonic-raw").
 fn canon(name: &str) -> String {
-    let s = output::slug(name);
+    let s = ticklab::export::slug(name);
     s.strip_prefix("clock-").map(str::to_string).unwrap_or(s)
 }
 

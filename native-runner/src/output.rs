@@ -125,7 +125,7 @@ pub fn emit(report: &Report, o: &Output, view: View) -> Result<(), CliError> {
         return print(&report.to_json()?);
     }
     if o.csv {
-        return print(&csv(report)?);
+        return print(&ticklab::export::summary(report));
     }
     let mut text = match view {
         View::Summary => summary(report),
@@ -371,84 +371,6 @@ fn fit_table(report: &Report) -> String {
     t.render()
 }
 
-fn csv(report: &Report) -> Result<String, CliError> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    let e = |e: csv::Error| CliError::Output(e.to_string());
-    w.write_record([
-        "clock",
-        "available",
-        "claimed_ns",
-        "tick_ns",
-        "tick_counts",
-        "verdict",
-        "share_explained",
-        "read_ns",
-        "min_block_ns",
-        "workload",
-        "slope_ns_per_unit",
-        "ols_slope_ns_per_unit",
-        "errors",
-    ])
-    .map_err(e)?;
-    let f = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
-    for c in &report.clocks {
-        let fit = c.fits.first();
-        let errors: Vec<String> = c
-            .unavailable_reason
-            .iter()
-            .cloned()
-            .chain(
-                c.errors
-                    .iter()
-                    .map(|e| format!("{}: {}", e.experiment, e.message)),
-            )
-            .collect();
-        w.write_record([
-            c.info.name.clone(),
-            c.available.to_string(),
-            f(c.info.claimed.as_ref().map(|c| c.ns)),
-            f(c.tick.as_ref().and_then(|t| t.tick_ns)),
-            f(c.tick.as_ref().map(|t| t.estimate.tick)),
-            c.tick.as_ref().map_or(String::new(), |t| {
-                serde_json::to_value(t.verdict)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default()
-            }),
-            f(c.tick.as_ref().map(|t| t.estimate.share_explained)),
-            f(c.overhead.as_ref().and_then(|o| o.per_read_ns)),
-            f(c.overhead.as_ref().and_then(|o| o.min_block_ns)),
-            fit.map_or(String::new(), |f| f.workload.clone()),
-            f(fit.and_then(|f| f.slope_ns)),
-            f(fit.and_then(|f| f.ols_slope_ns)),
-            errors.join("; "),
-        ])
-        .map_err(e)?;
-    }
-    let bytes = w
-        .into_inner()
-        .map_err(|e| CliError::Output(e.to_string()))?;
-    String::from_utf8(bytes).map_err(|e| CliError::Output(e.to_string()))
-}
-
-/// A file-name-safe form of a clock name.
-pub fn slug(name: &str) -> String {
-    let s: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    s.split('-')
-        .filter(|p| !p.is_empty())
-        .collect::<Vec<_>>()
-        .join("-")
-}
-
 /// Writes one SVG with `draw` on an area of `size`.
 pub fn svg(
     path: &Path,
@@ -472,7 +394,7 @@ pub fn plot_dir(dir: &Path) -> Result<(), CliError> {
 fn plots(report: &Report, dir: &Path) -> Result<(), CliError> {
     plot_dir(dir)?;
     for c in &report.clocks {
-        let base = slug(&c.info.name);
+        let base = ticklab::export::slug(&c.info.name);
         if let Some(t) = &c.tick {
             let s = ticklab_plot::Scale::for_counts(t.ns_per_count);
             let v: Vec<f64> = t
@@ -480,8 +402,9 @@ fn plots(report: &Report, dir: &Path) -> Result<(), CliError> {
                 .iter()
                 .map(|&x| x as f64 * s.factor)
                 .collect();
+            let levels: Vec<f64> = t.bands.iter().map(|b| b.level * s.factor).collect();
             svg(&dir.join(format!("{base}.raw.svg")), (800, 500), |a| {
-                ticklab_plot::raw(a, &v, s.unit)
+                ticklab_plot::raw_banded(a, &v, &levels, s.unit)
             })?;
             svg(&dir.join(format!("{base}.sorted.svg")), (800, 500), |a| {
                 ticklab_plot::sorted(a, &v, s.unit)
@@ -494,6 +417,11 @@ fn plots(report: &Report, dir: &Path) -> Result<(), CliError> {
                 (800, 500),
                 |a| ticklab_plot::histogram(a, &v, 60, s.unit),
             )?;
+        }
+        if let Some(o) = &c.overhead {
+            svg(&dir.join(format!("{base}.overhead.svg")), (800, 500), |a| {
+                ticklab_plot::overhead(a, o)
+            })?;
         }
         for f in &c.fits {
             svg(

@@ -8,6 +8,7 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use ticklab::fit::FitResult;
+use ticklab::overhead::OverheadResult;
 use ticklab::stats;
 use ticklab::tick::TickResult;
 
@@ -74,6 +75,18 @@ fn scatter<DB: DrawingBackend>(
     y_desc: &str,
     points: &[(f64, f64)],
 ) -> PlotResult {
+    scatter_with_levels(area, title, x_desc, y_desc, points, &[])
+}
+
+/// A scatter with horizontal guide lines at `levels` (the bands of a tick).
+fn scatter_with_levels<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    points: &[(f64, f64)],
+    levels: &[f64],
+) -> PlotResult {
     let (x0, x1) = range(points.iter().map(|p| p.0));
     let (y0, y1) = range(points.iter().map(|p| p.1));
     let mut chart = ChartBuilder::on(area)
@@ -89,6 +102,14 @@ fn scatter<DB: DrawingBackend>(
         .y_desc(y_desc)
         .light_line_style(WHITE)
         .draw()
+        .map_err(fail)?;
+    chart
+        .draw_series(
+            levels
+                .iter()
+                .filter(|l| (y0..=y1).contains(*l))
+                .map(|&l| PathElement::new([(x0, l), (x1, l)], LVF.mix(0.6).stroke_width(1))),
+        )
         .map_err(fail)?;
     chart
         .draw_series(
@@ -113,6 +134,44 @@ pub fn raw<DB: DrawingBackend>(
         .map(|(i, &v)| (i as f64, v))
         .collect();
     scatter(area, "raw timings", "sample", unit, &pts)
+}
+
+/// Raw timings with a guide line at each band's level: seed 001's first view.
+pub fn raw_banded<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    values: &[f64],
+    levels: &[f64],
+    unit: &str,
+) -> PlotResult {
+    let pts: Vec<(f64, f64)> = values
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| (i as f64, v))
+        .collect();
+    scatter_with_levels(
+        area,
+        "raw timings and their bands",
+        "sample",
+        unit,
+        &pts,
+        levels,
+    )
+}
+
+/// The cost of one read in each timed block: the minimum is the cost, the rest is
+/// interference.
+pub fn overhead<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    o: &OverheadResult,
+) -> PlotResult {
+    let (factor, unit) = match o.per_read_ns {
+        Some(ns) if o.per_read_counts > 0.0 && ns.is_finite() => {
+            (ns / o.per_read_counts, "ns per read")
+        }
+        _ => (1.0, "counts per read"),
+    };
+    let v: Vec<f64> = o.samples.iter().map(|&c| c * factor).collect();
+    histogram(area, &v, 60, unit)
 }
 
 /// Timings sorted: flat steps, one per multiple of the tick.
@@ -182,8 +241,9 @@ pub fn tick_views<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, t: &TickRes
         .iter()
         .map(|&c| c as f64 * s.factor)
         .collect();
+    let levels: Vec<f64> = t.bands.iter().map(|b| b.level * s.factor).collect();
     let cells = area.split_evenly((2, 2));
-    raw(&cells[0], &v, s.unit)?;
+    raw_banded(&cells[0], &v, &levels, s.unit)?;
     sorted(&cells[1], &v, s.unit)?;
     diff_sorted(&cells[2], &v, s.unit)?;
     histogram(&cells[3], &v, 60, s.unit)

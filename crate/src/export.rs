@@ -1,0 +1,242 @@
+//! CSV of every table and every plot's data, the same from the command and the page.
+
+use crate::report::{ClockReport, Report};
+use crate::tick::Verdict;
+
+/// One CSV table and the file name it is offered under.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Table {
+    /// File name, ending in `.csv`.
+    pub name: String,
+    /// The table.
+    pub csv: String,
+}
+
+/// A file-name-safe form of a clock name ("CLOCK_MONOTONIC" → "clock-monotonic").
+pub fn slug(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    s.split('-')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+fn opt(x: Option<f64>) -> String {
+    x.map_or(String::new(), |v| v.to_string())
+}
+
+fn csv<I: IntoIterator<Item = Vec<String>>>(header: &[&str], rows: I) -> String {
+    let mut w = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::CRLF)
+        .from_writer(Vec::new());
+    // Writing to memory cannot fail, and every row has the header's length.
+    let _ = w.write_record(header);
+    for r in rows {
+        let _ = w.write_record(&r);
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}
+
+/// The verdict as the report spells it.
+pub fn verdict_name(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Matches => "matches",
+        Verdict::CoarserThanClaimed => "coarser_than_claimed",
+        Verdict::FinerThanClaimed => "finer_than_claimed",
+        Verdict::NoClaim => "no_claim",
+        Verdict::Unknown => "unknown",
+    }
+}
+
+/// One row per clock: claim, tick, verdict, read cost, the first fit's slopes, errors.
+pub fn summary(report: &Report) -> String {
+    csv(
+        &[
+            "clock",
+            "available",
+            "claimed_ns",
+            "tick_ns",
+            "tick_counts",
+            "verdict",
+            "share_explained",
+            "read_ns",
+            "min_block_ns",
+            "workload",
+            "slope_ns_per_unit",
+            "ols_slope_ns_per_unit",
+            "errors",
+        ],
+        report.clocks.iter().map(|c| {
+            let fit = c.fits.first();
+            let errors: Vec<String> = c
+                .unavailable_reason
+                .iter()
+                .cloned()
+                .chain(
+                    c.errors
+                        .iter()
+                        .map(|e| format!("{}: {}", e.experiment, e.message)),
+                )
+                .collect();
+            vec![
+                c.info.name.clone(),
+                c.available.to_string(),
+                opt(c.info.claimed.as_ref().map(|c| c.ns)),
+                opt(c.tick.as_ref().and_then(|t| t.tick_ns)),
+                opt(c.tick.as_ref().map(|t| t.estimate.tick)),
+                c.tick
+                    .as_ref()
+                    .map_or(String::new(), |t| verdict_name(t.verdict).into()),
+                opt(c.tick.as_ref().map(|t| t.estimate.share_explained)),
+                opt(c.overhead.as_ref().and_then(|o| o.per_read_ns)),
+                opt(c.overhead.as_ref().and_then(|o| o.min_block_ns)),
+                fit.map_or(String::new(), |f| f.workload.clone()),
+                opt(fit.and_then(|f| f.slope_ns)),
+                opt(fit.and_then(|f| f.ols_slope_ns)),
+                errors.join("; "),
+            ]
+        }),
+    )
+}
+
+fn counts_rows(values: &[u64], ns: Option<f64>) -> impl Iterator<Item = Vec<String>> + '_ {
+    values
+        .iter()
+        .enumerate()
+        .map(move |(i, &v)| vec![i.to_string(), v.to_string(), opt(ns.map(|p| v as f64 * p))])
+}
+
+/// The data behind one clock's plots: timings, edges, bands, overhead blocks, fit runs.
+pub fn clock_tables(c: &ClockReport) -> Vec<Table> {
+    let s = slug(&c.info.name);
+    let mut out = Vec::new();
+    if let Some(t) = &c.tick {
+        let ns = t.ns_per_count;
+        out.push(Table {
+            name: format!("{s}-tick-timings.csv"),
+            csv: csv(
+                &["index", "counts", "ns"],
+                counts_rows(&t.timings_sample, ns),
+            ),
+        });
+        out.push(Table {
+            name: format!("{s}-tick-edges.csv"),
+            csv: csv(
+                &["index", "counts", "ns"],
+                counts_rows(&t.edge_intervals, ns),
+            ),
+        });
+        out.push(Table {
+            name: format!("{s}-tick-bands.csv"),
+            csv: csv(
+                &["level_counts", "count", "lo_counts", "hi_counts"],
+                t.bands.iter().map(|b| {
+                    vec![
+                        b.level.to_string(),
+                        b.count.to_string(),
+                        b.lo.to_string(),
+                        b.hi.to_string(),
+                    ]
+                }),
+            ),
+        });
+    }
+    if let Some(o) = &c.overhead {
+        let ns = o.per_read_ns.map(|n| n / o.per_read_counts);
+        out.push(Table {
+            name: format!("{s}-overhead-blocks.csv"),
+            csv: csv(
+                &["block", "per_read_counts", "per_read_ns"],
+                o.samples.iter().enumerate().map(|(i, &v)| {
+                    vec![
+                        i.to_string(),
+                        v.to_string(),
+                        opt(ns.filter(|n| n.is_finite()).map(|n| v * n)),
+                    ]
+                }),
+            ),
+        });
+    }
+    for f in &c.fits {
+        let rows = f.points.iter().flat_map(|p| {
+            p.runs.iter().enumerate().map(move |(i, &r)| {
+                vec![
+                    p.n.to_string(),
+                    p.work.to_string(),
+                    i.to_string(),
+                    r.to_string(),
+                    opt(f.ns_per_count.map(|k| r * k)),
+                    (r == p.min).to_string(),
+                    opt(p.excess_line.get(i).copied()),
+                    opt(p.excess_step.get(i).copied()),
+                ]
+            })
+        });
+        out.push(Table {
+            name: format!("{s}-fit-{}.csv", slug(&f.workload)),
+            csv: csv(
+                &[
+                    "n",
+                    "work",
+                    "run",
+                    "counts",
+                    "ns",
+                    "is_minimum",
+                    "excess_line_counts",
+                    "excess_step_counts",
+                ],
+                rows,
+            ),
+        });
+    }
+    out
+}
+
+/// The summary followed by every clock's tables.
+pub fn tables(report: &Report) -> Vec<Table> {
+    let mut out = vec![Table {
+        name: "summary.csv".into(),
+        csv: summary(report),
+    }];
+    for c in &report.clocks {
+        out.extend(clock_tables(c));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::{ClockInfo, ClockKind, CountPeriod};
+    use crate::report::Environment;
+
+    #[test]
+    fn fields_are_quoted_and_names_slugged() {
+        assert_eq!(
+            csv(&["a"], [vec!["say \"hi\"".into()]]),
+            "a\r\n\"say \"\"hi\"\"\"\r\n"
+        );
+        assert_eq!(
+            slug("performance.now (main thread)"),
+            "performance-now-main-thread"
+        );
+        let mut r = Report::new(Environment::default());
+        r.clocks.push(ClockReport::unavailable(
+            ClockInfo::new("x, y", ClockKind::Wall, CountPeriod::NANOSECOND),
+            "not here",
+        ));
+        let t = tables(&r);
+        assert_eq!(t.len(), 1);
+        assert!(t[0].csv.contains("\"x, y\",false,"));
+        assert!(t[0].csv.ends_with("not here\r\n"));
+    }
+}

@@ -1,0 +1,387 @@
+//! The page's clocks: what each is, what the browser documents for it, and where it runs.
+//! Pure data, so it is tested natively; `lib.rs` builds the clocks themselves.
+
+use serde::{Deserialize, Serialize};
+use ticklab::clock::{ClockInfo, ClockKind, CountPeriod};
+
+/// What the page knows of its context, sent by the JavaScript side.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct Context {
+    /// navigator.userAgent.
+    pub user_agent: String,
+    /// self.crossOriginIsolated.
+    pub isolated: bool,
+    /// The AudioContext's sample rate, when one could be made.
+    pub audio_sample_rate: Option<f64>,
+    /// Whether a SharedArrayBuffer counter worker is running.
+    pub shared_counter: bool,
+}
+
+/// The browser family, for the resolutions each documents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Browser {
+    /// Chrome, Chromium, Edge, Opera...
+    Chromium,
+    /// Firefox.
+    Firefox,
+    /// Safari.
+    Safari,
+    /// Anything else.
+    Other,
+}
+
+/// Reads the family from a user agent string.
+pub fn browser(user_agent: &str) -> Browser {
+    if user_agent.contains("Firefox/") {
+        Browser::Firefox
+    } else if user_agent.contains("Chrome/") || user_agent.contains("Chromium/") {
+        Browser::Chromium
+    } else if user_agent.contains("Safari/") {
+        Browser::Safari
+    } else {
+        Browser::Other
+    }
+}
+
+/// The resolution this browser documents for performance.now in this context, in ns, and
+/// where that figure comes from.
+pub fn documented_clamp(b: Browser, isolated: bool) -> Option<(f64, &'static str)> {
+    match (b, isolated) {
+        (Browser::Chromium, false) => Some((100_000.0, "Chromium: 100 µs, not cross-origin isolated")),
+        (Browser::Chromium, true) => Some((5_000.0, "Chromium: 5 µs, cross-origin isolated")),
+        (Browser::Firefox, false) => Some((1_000_000.0, "Firefox: 1 ms, not cross-origin isolated")),
+        (Browser::Firefox, true) => Some((20_000.0, "Firefox: 20 µs, cross-origin isolated")),
+        (Browser::Safari, _) => Some((1_000_000.0, "Safari: 1 ms")),
+        (Browser::Other, _) => None,
+    }
+}
+
+/// Where a clock is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Place {
+    /// Spun on in the lab's worker.
+    Worker,
+    /// Spun on in the page's main thread, briefly (the page is frozen meanwhile).
+    Main,
+    /// Read at moments the browser chooses (frames, tasks), on the main thread.
+    Sampled,
+}
+
+/// One clock of the page.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Entry {
+    /// Stable identifier the page uses.
+    pub id: &'static str,
+    /// Name, claim and so on.
+    pub info: ClockInfo,
+    /// Where it is read.
+    pub place: Place,
+    /// Whether it exists here.
+    pub available: bool,
+    /// Why not, when it does not.
+    pub reason: Option<String>,
+    /// Whether a fit runs on it by default (real clocks fine enough to time a loop).
+    pub fit: bool,
+    /// Whether a fit can run on it at all (simulated time does not see real work).
+    pub can_fit: bool,
+    /// For sampled clocks: counts (ns) per unit of the raw value (1e6 for ms, 1e9 for s).
+    pub counts_per_unit: f64,
+}
+
+const ROUNDING: &str =
+    "count = round(ms × 1e6): one count is 1 ns; exact for whole-ns ticks below 2^52 ns";
+
+fn ns_clock(name: &str, kind: ClockKind, description: &str) -> ClockInfo {
+    ClockInfo::new(name, kind, CountPeriod::NANOSECOND)
+        .with_description(description)
+        .with_mapping(ROUNDING)
+}
+
+/// Every clock the page knows, available or not, in the order the page runs them.
+pub fn entries(ctx: &Context) -> Vec<Entry> {
+    let b = browser(&ctx.user_agent);
+    let clamp = documented_clamp(b, ctx.isolated);
+    let claim = |info: ClockInfo| match clamp {
+        Some((ns, src)) => info.with_claim(ns, src),
+        None => info,
+    };
+    let mut out = Vec::new();
+    let mut push = |id, info, place, fit, can_fit, why: Option<String>, per_unit| {
+        out.push(Entry {
+            id,
+            info,
+            place,
+            available: why.is_none(),
+            reason: why,
+            fit,
+            can_fit,
+            counts_per_unit: per_unit,
+        })
+    };
+    let no_isolation =
+        (!ctx.isolated).then(|| "needs cross-origin isolation (SharedArrayBuffer)".to_string());
+    let no_counter = no_isolation.clone().or_else(|| {
+        (!ctx.shared_counter).then(|| "the counter worker did not start".to_string())
+    });
+    push(
+        "performance.now",
+        claim(ns_clock(
+            "performance.now (worker)",
+            ClockKind::Monotonic,
+            "High-resolution time in the lab's worker, coarsened by the browser",
+        )),
+        Place::Worker,
+        true,
+        true,
+        None,
+        1e6,
+    );
+    push(
+        "Date.now",
+        ns_clock(
+            "Date.now",
+            ClockKind::Wall,
+            "Time of day in whole milliseconds; may be stepped",
+        )
+        .with_claim(1e6, "ECMAScript: integer milliseconds")
+        .non_monotonic(),
+        Place::Worker,
+        false,
+        true,
+        None,
+        1e6,
+    );
+    push(
+        "timeOrigin+now",
+        claim(ns_clock(
+            "performance.timeOrigin + now()",
+            ClockKind::Wall,
+            "Epoch milliseconds as a float: at 1.7e12 ms one step of a double is 0.24 µs",
+        )),
+        Place::Worker,
+        false,
+        true,
+        None,
+        1e6,
+    );
+    push(
+        "Event.timeStamp",
+        claim(ns_clock(
+            "Event.timeStamp",
+            ClockKind::Monotonic,
+            "The time stamp of a freshly made Event, on performance.now's timeline",
+        )),
+        Place::Worker,
+        false,
+        true,
+        None,
+        1e6,
+    );
+    push(
+        "shared-counter",
+        ClockInfo::new(
+            "SharedArrayBuffer counter",
+            ClockKind::Counter,
+            CountPeriod::Unknown,
+        )
+        .with_description(
+            "A second worker increments a shared integer as fast as it can; the lab reads it \
+             with Atomics.load. Its rate is calibrated against performance.now.",
+        )
+        .with_bits(32)
+        .unwrap_or_else(|_| unreachable!("32 is a valid width")),
+        Place::Worker,
+        true,
+        true,
+        no_counter.clone(),
+        1.0,
+    );
+    push(
+        "clamp-100us-over-counter",
+        ClockInfo::new("100 µs clamp over the counter", ClockKind::Synthetic, CountPeriod::NANOSECOND)
+            .with_description(
+                "The SharedArrayBuffer counter coarsened by ticklab the way Chromium coarsens \
+                 performance.now: watch a fine clock become a 100 µs one",
+            )
+            .with_claim(100_000.0, "synthetic: its clamp"),
+        Place::Worker,
+        false,
+        true,
+        no_counter,
+        1.0,
+    );
+    push(
+        "clamp-1ms-over-now",
+        ClockInfo::new("1 ms clamp over performance.now", ClockKind::Synthetic, CountPeriod::NANOSECOND)
+            .with_description("performance.now floored to 1 ms by ticklab, as Firefox does by default")
+            .with_claim(1e6, "synthetic: its clamp"),
+        Place::Worker,
+        false,
+        true,
+        None,
+        1.0,
+    );
+    for (id, name, description, claim_ns) in [
+        (
+            "sim-chromium",
+            "simulated Chromium 100 µs clamp",
+            "Chromium's jittered 100 µs clamp over simulated time (25 ns per read)",
+            100_000.0,
+        ),
+        (
+            "sim-24mhz",
+            "simulated 24 MHz counter in ns",
+            "A 24 MHz counter (41.67 ns) reported in rounded ns: every step is 41 or 42",
+            125.0 / 3.0,
+        ),
+        (
+            "sim-jiffy",
+            "simulated 4 ms jiffy clock",
+            "A clock updated every 4 ms with up to 50 µs of jitter, like CLOCK_MONOTONIC_COARSE",
+            4e6,
+        ),
+    ] {
+        push(
+            id,
+            ClockInfo::new(name, ClockKind::Synthetic, CountPeriod::NANOSECOND)
+                .with_description(description)
+                .with_claim(claim_ns, "synthetic: its definition"),
+            Place::Worker,
+            false,
+            false,
+            None,
+            1.0,
+        );
+    }
+    push(
+        "performance.now-main",
+        claim(ns_clock(
+            "performance.now (main thread)",
+            ClockKind::Monotonic,
+            "High-resolution time on the page's own thread",
+        )),
+        Place::Main,
+        false,
+        true,
+        None,
+        1e6,
+    );
+    push(
+        "rAF",
+        claim(ns_clock(
+            "requestAnimationFrame timestamp",
+            ClockKind::Monotonic,
+            "The time stamps handed to animation frame callbacks, one per frame",
+        )),
+        Place::Sampled,
+        false,
+        false,
+        None,
+        1e6,
+    );
+    let audio_claim = |info: ClockInfo| match ctx.audio_sample_rate {
+        Some(sr) if sr.is_finite() && sr > 0.0 => info.with_claim(
+            128.0 / sr * 1e9,
+            format!("Web Audio: one render quantum, 128 frames at {sr} Hz"),
+        ),
+        _ => info,
+    };
+    let no_audio = ctx
+        .audio_sample_rate
+        .is_none()
+        .then(|| "no AudioContext could be made in this page".to_string());
+    for (id, name, description) in [
+        (
+            "audio.currentTime",
+            "AudioContext.currentTime",
+            "Seconds of audio rendered, read once per task",
+        ),
+        (
+            "audio.contextTime",
+            "AudioContext.getOutputTimestamp().contextTime",
+            "The audio position at the output, read once per task",
+        ),
+    ] {
+        push(
+            id,
+            audio_claim(
+                ClockInfo::new(name, ClockKind::Monotonic, CountPeriod::NANOSECOND)
+                    .with_description(description)
+                    .with_mapping("count = round(s × 1e9): one count is 1 ns"),
+            ),
+            Place::Sampled,
+            false,
+            false,
+            no_audio.clone(),
+            1e9,
+        );
+    }
+    push(
+        "audio.performanceTime",
+        claim(ns_clock(
+            "AudioContext.getOutputTimestamp().performanceTime",
+            ClockKind::Monotonic,
+            "When the output position was current, on performance.now's timeline",
+        )),
+        Place::Sampled,
+        false,
+        false,
+        no_audio,
+        1e6,
+    );
+    out
+}
+
+/// The entry with `id`.
+pub fn entry(ctx: &Context, id: &str) -> Result<Entry, String> {
+    entries(ctx)
+        .into_iter()
+        .find(|e| e.id == id)
+        .ok_or_else(|| format!("no clock '{id}' in this page"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CHROME: &str = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) \
+                          Chrome/156.0.0.0 Safari/537.36";
+    const FIREFOX: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0";
+
+    #[test]
+    fn browsers_and_their_clamps() {
+        assert_eq!(browser(CHROME), Browser::Chromium);
+        assert_eq!(browser(FIREFOX), Browser::Firefox);
+        assert_eq!(browser("Version/17.0 Safari/605.1.15"), Browser::Safari);
+        assert_eq!(documented_clamp(Browser::Chromium, true).unwrap().0, 5_000.0);
+        assert_eq!(documented_clamp(Browser::Firefox, false).unwrap().0, 1e6);
+        assert!(documented_clamp(Browser::Other, false).is_none());
+    }
+
+    #[test]
+    fn isolation_decides_the_shared_counter() {
+        let mut ctx = Context {
+            user_agent: CHROME.into(),
+            ..Default::default()
+        };
+        let e = entry(&ctx, "shared-counter").unwrap();
+        assert!(!e.available && e.reason.unwrap().contains("isolation"));
+        let now = entry(&ctx, "performance.now").unwrap();
+        assert_eq!(now.info.claimed.unwrap().ns, 100_000.0);
+        ctx.isolated = true;
+        ctx.shared_counter = true;
+        ctx.audio_sample_rate = Some(48_000.0);
+        assert!(entry(&ctx, "shared-counter").unwrap().available);
+        assert_eq!(entry(&ctx, "performance.now").unwrap().info.claimed.unwrap().ns, 5_000.0);
+        let a = entry(&ctx, "audio.currentTime").unwrap();
+        assert!((a.info.claimed.unwrap().ns - 2_666_666.67).abs() < 1.0);
+        assert!(entry(&ctx, "nope").is_err());
+        let mut ids: Vec<_> = entries(&ctx).iter().map(|e| e.id).collect();
+        let n = ids.len();
+        ids.dedup();
+        assert_eq!(ids.len(), n);
+    }
+}
