@@ -833,6 +833,17 @@ pub fn from_readings(
             edges.len()
         ));
     }
+    let mut estimate = estimate;
+    let shortest = edges.iter().copied().min().unwrap_or(0) as f64;
+    if estimate.tick * 2.0 > shortest {
+        // Nothing shorter than the sampling cadence: a finer tick would look the same.
+        estimate.reliable = false;
+        caveats.push(
+            "no interval was shorter than the sampling cadence (a frame, a task): the tick \
+             found is only an upper bound"
+                .into(),
+        );
+    }
     let edges_f: Vec<f64> = edges.iter().map(|&d| d as f64).collect();
     Ok(TickResult {
         exact_gcd: exact_gcd(&all),

@@ -31,6 +31,28 @@ pub enum Command {
     /// Wall time against process and thread CPU time for a matrix multiply, and a cold
     /// (fresh memory) first pass against warm passes.
     CpuVsWall(CpuWallArgs),
+    /// Serves the web lab (cross-origin isolated unless --no-isolation), with this
+    /// machine's report at /native/report.json for the page's Compare view.
+    Serve(ServeArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// The built site: index.html, sw.js and www/ with www/pkg (`cargo xtask web` makes it).
+    #[arg(long, value_name = "DIR", default_value = "target/site")]
+    pub root: std::path::PathBuf,
+    /// Address to listen on; anything but loopback exposes the lab to the network.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub bind: std::net::IpAddr,
+    /// Port to listen on (0 picks a free one).
+    #[arg(long, default_value_t = 8000)]
+    pub port: u16,
+    /// A native report (`ticklab run --save FILE`) served at /native/report.json.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<std::path::PathBuf>,
+    /// Serve without COOP/COEP: the page is not cross-origin isolated (coarser clocks).
+    #[arg(long)]
+    pub no_isolation: bool,
 }
 
 #[derive(Args, Debug, Default, Clone)]

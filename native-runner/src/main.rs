@@ -9,6 +9,7 @@ mod commands;
 mod cpu_wall;
 mod output;
 mod progress;
+mod serve;
 
 use std::process::ExitCode;
 
@@ -50,6 +51,7 @@ fn main() -> ExitCode {
         Some(cli::Command::Fit(a)) => commands::fit(a),
         Some(cli::Command::Analyze(a)) => analyze::analyze(a),
         Some(cli::Command::CpuVsWall(a)) => cpu_wall::cpu_vs_wall(a),
+        Some(cli::Command::Serve(a)) => serve::serve(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -49,9 +49,13 @@ pub fn browser(user_agent: &str) -> Browser {
 /// where that figure comes from.
 pub fn documented_clamp(b: Browser, isolated: bool) -> Option<(f64, &'static str)> {
     match (b, isolated) {
-        (Browser::Chromium, false) => Some((100_000.0, "Chromium: 100 µs, not cross-origin isolated")),
+        (Browser::Chromium, false) => {
+            Some((100_000.0, "Chromium: 100 µs, not cross-origin isolated"))
+        }
         (Browser::Chromium, true) => Some((5_000.0, "Chromium: 5 µs, cross-origin isolated")),
-        (Browser::Firefox, false) => Some((1_000_000.0, "Firefox: 1 ms, not cross-origin isolated")),
+        (Browser::Firefox, false) => {
+            Some((1_000_000.0, "Firefox: 1 ms, not cross-origin isolated"))
+        }
         (Browser::Firefox, true) => Some((20_000.0, "Firefox: 20 µs, cross-origin isolated")),
         (Browser::Safari, _) => Some((1_000_000.0, "Safari: 1 ms")),
         (Browser::Other, _) => None,
@@ -123,9 +127,9 @@ pub fn entries(ctx: &Context) -> Vec<Entry> {
     };
     let no_isolation =
         (!ctx.isolated).then(|| "needs cross-origin isolation (SharedArrayBuffer)".to_string());
-    let no_counter = no_isolation.clone().or_else(|| {
-        (!ctx.shared_counter).then(|| "the counter worker did not start".to_string())
-    });
+    let no_counter = no_isolation
+        .clone()
+        .or_else(|| (!ctx.shared_counter).then(|| "the counter worker did not start".to_string()));
     push(
         "performance.now",
         claim(ns_clock(
@@ -139,6 +143,8 @@ pub fn entries(ctx: &Context) -> Vec<Entry> {
         None,
         1e6,
     );
+    const EPOCH: &str = "count = round((ms − (first reading − 1 day)) × 1e6): one count is 1 ns; \
+                         epoch ms × 1e6 would not fit a double's 53 bits";
     push(
         "Date.now",
         ns_clock(
@@ -147,6 +153,7 @@ pub fn entries(ctx: &Context) -> Vec<Entry> {
             "Time of day in whole milliseconds; may be stepped",
         )
         .with_claim(1e6, "ECMAScript: integer milliseconds")
+        .with_mapping(EPOCH)
         .non_monotonic(),
         Place::Worker,
         false,
@@ -156,11 +163,14 @@ pub fn entries(ctx: &Context) -> Vec<Entry> {
     );
     push(
         "timeOrigin+now",
-        claim(ns_clock(
-            "performance.timeOrigin + now()",
-            ClockKind::Wall,
-            "Epoch milliseconds as a float: at 1.7e12 ms one step of a double is 0.24 µs",
-        )),
+        claim(
+            ns_clock(
+                "performance.timeOrigin + now()",
+                ClockKind::Wall,
+                "Epoch milliseconds as a float: at 1.7e12 ms one step of a double is 0.24 µs",
+            )
+            .with_mapping(EPOCH),
+        ),
         Place::Worker,
         false,
         true,
@@ -201,12 +211,16 @@ pub fn entries(ctx: &Context) -> Vec<Entry> {
     );
     push(
         "clamp-100us-over-counter",
-        ClockInfo::new("100 µs clamp over the counter", ClockKind::Synthetic, CountPeriod::NANOSECOND)
-            .with_description(
-                "The SharedArrayBuffer counter coarsened by ticklab the way Chromium coarsens \
+        ClockInfo::new(
+            "100 µs clamp over the counter",
+            ClockKind::Synthetic,
+            CountPeriod::NANOSECOND,
+        )
+        .with_description(
+            "The SharedArrayBuffer counter coarsened by ticklab the way Chromium coarsens \
                  performance.now: watch a fine clock become a 100 µs one",
-            )
-            .with_claim(100_000.0, "synthetic: its clamp"),
+        )
+        .with_claim(100_000.0, "synthetic: its clamp"),
         Place::Worker,
         false,
         true,
@@ -215,9 +229,13 @@ pub fn entries(ctx: &Context) -> Vec<Entry> {
     );
     push(
         "clamp-1ms-over-now",
-        ClockInfo::new("1 ms clamp over performance.now", ClockKind::Synthetic, CountPeriod::NANOSECOND)
-            .with_description("performance.now floored to 1 ms by ticklab, as Firefox does by default")
-            .with_claim(1e6, "synthetic: its clamp"),
+        ClockInfo::new(
+            "1 ms clamp over performance.now",
+            ClockKind::Synthetic,
+            CountPeriod::NANOSECOND,
+        )
+        .with_description("performance.now floored to 1 ms by ticklab, as Firefox does by default")
+        .with_claim(1e6, "synthetic: its clamp"),
         Place::Worker,
         false,
         true,
@@ -356,7 +374,10 @@ mod tests {
         assert_eq!(browser(CHROME), Browser::Chromium);
         assert_eq!(browser(FIREFOX), Browser::Firefox);
         assert_eq!(browser("Version/17.0 Safari/605.1.15"), Browser::Safari);
-        assert_eq!(documented_clamp(Browser::Chromium, true).unwrap().0, 5_000.0);
+        assert_eq!(
+            documented_clamp(Browser::Chromium, true).unwrap().0,
+            5_000.0
+        );
         assert_eq!(documented_clamp(Browser::Firefox, false).unwrap().0, 1e6);
         assert!(documented_clamp(Browser::Other, false).is_none());
     }
@@ -375,7 +396,15 @@ mod tests {
         ctx.shared_counter = true;
         ctx.audio_sample_rate = Some(48_000.0);
         assert!(entry(&ctx, "shared-counter").unwrap().available);
-        assert_eq!(entry(&ctx, "performance.now").unwrap().info.claimed.unwrap().ns, 5_000.0);
+        assert_eq!(
+            entry(&ctx, "performance.now")
+                .unwrap()
+                .info
+                .claimed
+                .unwrap()
+                .ns,
+            5_000.0
+        );
         let a = entry(&ctx, "audio.currentTime").unwrap();
         assert!((a.info.claimed.unwrap().ns - 2_666_666.67).abs() < 1.0);
         assert!(entry(&ctx, "nope").is_err());

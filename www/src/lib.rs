@@ -19,9 +19,26 @@ pub const CALIBRATION_MS: f64 = 100.0;
 
 /// The page's plan for one clock: main-thread clocks get a quarter of the budgets, since
 /// the page cannot respond while they run.
-pub fn plan_for(entry: &Entry, settings: &Settings, fit: bool) -> Result<ticklab::lab::Plan, String> {
-    let scale = if entry.place == Place::Main { 0.25 } else { 1.0 };
+pub fn plan_for(
+    entry: &Entry,
+    settings: &Settings,
+    fit: bool,
+) -> Result<ticklab::lab::Plan, String> {
+    let scale = if entry.place == Place::Main {
+        0.25
+    } else {
+        1.0
+    };
     settings.plan(fit && entry.can_fit, scale)
+}
+
+/// One unit in the last place of `x`.
+pub fn ulp(x: f64) -> f64 {
+    let x = x.abs();
+    if !x.is_finite() || x == 0.0 {
+        return f64::MIN_POSITIVE;
+    }
+    f64::from_bits(x.to_bits() + 1) - x
 }
 
 /// Checks the form and the clock, for messages before anything starts.
@@ -42,9 +59,7 @@ mod web {
     use ticklab::lab::characterise;
     use ticklab::report::{ClockReport, Environment, Platform, Report};
     use ticklab::run::{Flow, Progress, Stop, Stopwatch};
-    use ticklab::synthetic::{
-        Clamp, ClampStyle, ClockTime, Jiffy, RoundedNs, SimTime, Timeline,
-    };
+    use ticklab::synthetic::{Clamp, ClampStyle, ClockTime, Jiffy, RoundedNs, SimTime, Timeline};
     use ticklab::tick::{self, TickOptions};
     use wasm_bindgen::prelude::*;
     use wasm_bindgen::JsCast;
@@ -75,7 +90,9 @@ mod web {
     fn performance() -> Result<Performance, String> {
         let g = js_sys::global();
         if let Some(w) = g.dyn_ref::<web_sys::Window>() {
-            return w.performance().ok_or_else(|| "no window.performance".into());
+            return w
+                .performance()
+                .ok_or_else(|| "no window.performance".into());
         }
         if let Some(w) = g.dyn_ref::<web_sys::WorkerGlobalScope>() {
             return w.performance().ok_or_else(|| "no self.performance".into());
@@ -138,6 +155,8 @@ mod web {
         Ok((t1 - t0) * 1e6 / d as f64)
     }
 
+    const DAY_MS: f64 = 86_400_000.0;
+
     fn float_clock(info: ClockInfo, f: impl FnMut() -> f64 + 'static) -> Box<dyn Clock> {
         let mut c = FloatClock::milliseconds(info.name.clone(), info.kind, f);
         *c.info_mut() = info;
@@ -160,11 +179,18 @@ mod web {
                 let p = perf.clone();
                 float_clock(info, move || p.now())
             }
-            "Date.now" => float_clock(info, js_sys::Date::now),
+            // Epoch milliseconds times 1e6 exceed 2^53: counts start a day before the first
+            // reading, so the ns scaling stays exact (and a step back stays positive).
+            "Date.now" => {
+                let o = js_sys::Date::now().floor() - DAY_MS;
+                float_clock(info, move || js_sys::Date::now() - o)
+            }
             "timeOrigin+now" => {
                 let p = perf.clone();
                 let origin = p.time_origin();
-                float_clock(info, move || origin + p.now())
+                let o = (origin + p.now()).floor() - DAY_MS;
+                // The sum is taken first, as a page would: its rounding is the lesson.
+                float_clock(info, move || (origin + p.now()) - o)
             }
             "Event.timeStamp" => float_clock(info, || {
                 web_sys::Event::new("t").map_or(f64::NAN, |e| e.time_stamp())
@@ -189,12 +215,13 @@ mod web {
             }
             "clamp-1ms-over-now" => {
                 let p = perf.clone();
-                let now = FloatClock::milliseconds("performance.now", ClockKind::Monotonic, move || {
-                    p.now()
-                });
+                let now =
+                    FloatClock::milliseconds("performance.now", ClockKind::Monotonic, move || {
+                        p.now()
+                    });
                 let t = ClockTime::new(now).map_err(|e| e.to_string())?;
-                let clamp =
-                    Clamp::new(t, ClampStyle::Firefox, 1_000_000, seed).map_err(|e| e.to_string())?;
+                let clamp = Clamp::new(t, ClampStyle::Firefox, 1_000_000, seed)
+                    .map_err(|e| e.to_string())?;
                 Box::new(Renamed { info, inner: clamp })
             }
             "sim-chromium" | "sim-24mhz" | "sim-jiffy" => {
@@ -252,15 +279,6 @@ mod web {
         let ctx: Context = from_js(ctx, "context")?;
         let raw: RawSettings = from_js(settings, "settings")?;
         let (entry, settings) = check(&ctx, id, &raw).map_err(js_err)?;
-        if !entry.available {
-            let why = entry.reason.clone().unwrap_or_default();
-            return to_js(&ClockReport::unavailable(entry.info, why));
-        }
-        let plan = plan_for(&entry, &settings, fit).map_err(js_err)?;
-        let (mut clock, mut stopwatch) = match build(&entry, counter) {
-            Ok(b) => b,
-            Err(why) => return to_js(&ClockReport::unavailable(entry.info, why)),
-        };
         let mut observer = |p: &Progress<'_>| -> Flow {
             let o = Object::new();
             let _ = Reflect::set(&o, &"experiment".into(), &p.experiment.into());
@@ -271,9 +289,36 @@ mod web {
                 _ => Flow::Continue,
             }
         };
-        let report = characterise(&mut clock, stopwatch.as_mut(), &mut observer, &plan)
-            .map_err(js_err)?;
+        let report = measure(&entry, &settings, fit, counter, &mut observer).map_err(js_err)?;
         to_js(&report)
+    }
+
+    /// The experiments on one clock of the page, here: what `run_clock` does, for Rust callers.
+    pub fn measure(
+        entry: &Entry,
+        settings: &Settings,
+        fit: bool,
+        counter: Option<Int32Array>,
+        observer: &mut dyn FnMut(&Progress<'_>) -> Flow,
+    ) -> Result<ClockReport, String> {
+        let entry = entry.clone();
+        if !entry.available {
+            let why = entry.reason.clone().unwrap_or_default();
+            return Ok(ClockReport::unavailable(entry.info, why));
+        }
+        let mut plan = plan_for(&entry, settings, fit)?;
+        if entry.id == "timeOrigin+now" {
+            // Epoch milliseconds in a double are only good to one unit in the last place
+            // (0.24 µs in 2026): allow that much, or float rounding passes for the tick.
+            let x = performance()?;
+            let v = x.time_origin() + x.now();
+            plan.tick.estimator.abs_tolerance = ulp(v) * 1e6;
+        }
+        let (mut clock, mut stopwatch) = match build(&entry, counter) {
+            Ok(b) => b,
+            Err(why) => return Ok(ClockReport::unavailable(entry.info, why)),
+        };
+        characterise(&mut clock, stopwatch.as_mut(), observer, &plan).map_err(|e| e.to_string())
     }
 
     /// The tick of sampled clock `id` from readings in its raw unit (ms or s) taken over
@@ -310,11 +355,18 @@ mod web {
         } else {
             Stop::Samples
         };
-        match tick::from_readings(&entry.info, &counts, elapsed_s, stop, &TickOptions::new(budget)) {
+        match tick::from_readings(
+            &entry.info,
+            &counts,
+            elapsed_s,
+            stop,
+            &TickOptions::new(budget),
+        ) {
             Ok(mut t) => {
                 if bad > 0 {
-                    t.caveats
-                        .push(format!("{bad} readings were not finite non-negative times; left out"));
+                    t.caveats.push(format!(
+                        "{bad} readings were not finite non-negative times; left out"
+                    ));
                 }
                 report.tick = Some(t);
             }
@@ -406,11 +458,19 @@ mod web {
             "raw" | "sorted" | "diff_sorted" | "histogram" | "edges" => {
                 let t = c.tick.as_ref().ok_or_else(|| need("tick"))?;
                 let s = ticklab_plot::Scale::for_counts(t.ns_per_count);
-                let src = if view == "edges" { &t.edge_intervals } else { &t.timings_sample };
+                let src = if view == "edges" {
+                    &t.edge_intervals
+                } else {
+                    &t.timings_sample
+                };
                 let mut v: Vec<f64> = src.iter().map(|&x| x as f64 * s.factor).collect();
                 if v.is_empty() {
                     // A sampled clock has no dithered timings; its intervals are the data.
-                    v = t.edge_intervals.iter().map(|&x| x as f64 * s.factor).collect();
+                    v = t
+                        .edge_intervals
+                        .iter()
+                        .map(|&x| x as f64 * s.factor)
+                        .collect();
                 }
                 let levels: Vec<f64> = t.bands.iter().map(|b| b.level * s.factor).collect();
                 match view {
@@ -442,6 +502,13 @@ mod web {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ulp_of_epoch_milliseconds_is_a_quarter_microsecond() {
+        let u = ulp(1.79e12) * 1e6;
+        assert!((u - 244.14).abs() < 0.01, "{u}");
+        assert_eq!(ulp(1.0), f64::EPSILON);
+    }
 
     #[test]
     fn main_thread_budgets_are_a_quarter_and_simulations_never_fit() {

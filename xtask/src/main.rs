@@ -1,6 +1,7 @@
 //! Project tasks: `cargo xtask test | lab | bench`.
 
 mod lab;
+mod web;
 
 use std::process::{Command, ExitCode};
 
@@ -11,6 +12,7 @@ commands:
           all tests, wasm32 build
   lab     build the ticklab command, measure every clock of this machine, write
           target/ticklab/report.json and SVG plots
+  web     build the page (www/pkg) and print the size of its wasm and JavaScript
   bench   run the benchmarks (least-values fit of 1 000 000 points)";
 
 fn main() -> ExitCode {
@@ -19,6 +21,7 @@ fn main() -> ExitCode {
         Some("test") if args.len() == 1 => test(),
         Some("lab") if args.len() == 1 => lab::run(),
         Some("bench") if args.len() == 1 => bench(),
+        Some("web") if args.len() == 1 => web::build(),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -38,7 +41,7 @@ fn main() -> ExitCode {
 }
 
 /// Runs a command from the workspace root, failing with its name when it fails.
-fn step(what: &str, program: &str, args: &[&str]) -> Result<(), String> {
+pub fn step(what: &str, program: &str, args: &[&str]) -> Result<(), String> {
     eprintln!("\n== {what}: {program} {}", args.join(" "));
     let status = Command::new(program)
         .args(args)
@@ -52,19 +55,19 @@ fn step(what: &str, program: &str, args: &[&str]) -> Result<(), String> {
     }
 }
 
-fn workspace_root() -> std::path::PathBuf {
+pub fn workspace_root() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("xtask lives in the workspace")
         .to_path_buf()
 }
 
-const WASM: &str = "wasm32-unknown-unknown";
+pub const WASM: &str = "wasm32-unknown-unknown";
 /// Targets the native runner is checked for but cannot run on here.
 const CROSS: [&str; 2] = ["aarch64-unknown-linux-gnu", "aarch64-apple-darwin"];
 
 /// Installs the wasm32 and cross-check targets when missing.
-fn ensure_targets() -> Result<(), String> {
+pub fn ensure_targets() -> Result<(), String> {
     let out = Command::new("rustup")
         .args(["target", "list", "--installed"])
         .current_dir(workspace_root())

@@ -1,0 +1,215 @@
+//! `ticklab serve`: the web lab over HTTP, cross-origin isolated, with this machine's report.
+//!
+//! tower-http's ServeDir does the file serving (ranges, MIME types, `..` refused); this module
+//! adds what a lab server must also promise: files only under the root even through
+//! symlinks, GET and HEAD only, and the headers that make the page isolated and keep it from
+//! talking to any other origin.
+
+use std::net::SocketAddr;
+use std::path::{Component, Path, PathBuf};
+
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderName, HeaderValue, Method, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use tower_http::services::ServeDir;
+use tower_http::set_header::SetResponseHeaderLayer;
+
+use crate::cli::ServeArgs;
+use crate::CliError;
+
+/// Where the page's Compare view finds this machine's report.
+pub const REPORT_PATH: &str = "/native/report.json";
+
+/// The page's own origin only; wasm needs 'wasm-unsafe-eval' to compile.
+pub const CSP: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; \
+                       style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; worker-src 'self'; \
+                       connect-src 'self'; object-src 'none'; base-uri 'none'; \
+                       form-action 'none'; frame-ancestors 'none'";
+
+#[derive(Clone)]
+struct Site {
+    root: PathBuf,
+    report: Option<String>,
+}
+
+/// Refuses methods other than GET and HEAD, and paths that leave the root (`..` in any
+/// encoding, absolute or drive paths, backslashes, symlinks pointing outside).
+async fn guard(State(site): State<Site>, req: Request, next: Next) -> Response {
+    if req.method() != Method::GET && req.method() != Method::HEAD {
+        return (
+            StatusCode::METHOD_NOT_ALLOWED,
+            [(header::ALLOW, "GET, HEAD")],
+            "only GET and HEAD\n",
+        )
+            .into_response();
+    }
+    match inside(&site.root, req.uri().path()) {
+        Ok(()) => next.run(req).await,
+        Err(status) => (status, "not found\n").into_response(),
+    }
+}
+
+/// Whether the decoded `uri_path` names something within `root` (or nothing at all).
+fn inside(root: &Path, uri_path: &str) -> Result<(), StatusCode> {
+    let decoded = percent_encoding::percent_decode_str(uri_path)
+        .decode_utf8()
+        .map_err(|_| StatusCode::BAD_REQUEST)?;
+    if decoded.contains(['\\', '\0']) {
+        return Err(StatusCode::BAD_REQUEST);
+    }
+    let rel = Path::new(decoded.trim_start_matches('/'));
+    for c in rel.components() {
+        match c {
+            Component::Normal(_) => {}
+            Component::CurDir => {}
+            _ => return Err(StatusCode::NOT_FOUND),
+        }
+    }
+    let full = root.join(rel);
+    match full.canonicalize() {
+        Ok(real) if real.starts_with(root) => Ok(()),
+        Ok(_) => Err(StatusCode::NOT_FOUND),
+        // Missing files are ServeDir's 404 to give.
+        Err(_) => Ok(()),
+    }
+}
+
+async fn native_report(State(site): State<Site>) -> Response {
+    match site.report {
+        Some(json) => ([(header::CONTENT_TYPE, "application/json")], json).into_response(),
+        None => (
+            StatusCode::NOT_FOUND,
+            "no native report: start ticklab serve with --report FILE\n",
+        )
+            .into_response(),
+    }
+}
+
+fn set(name: &'static str, value: &'static str) -> SetResponseHeaderLayer<HeaderValue> {
+    SetResponseHeaderLayer::overriding(
+        HeaderName::from_static(name),
+        HeaderValue::from_static(value),
+    )
+}
+
+/// The server's routes and layers, for `serve` and its tests.
+fn app(site: Site, isolation: bool) -> Router {
+    let files = ServeDir::new(&site.root).append_index_html_on_directories(true);
+    let mut app = Router::new()
+        .route(REPORT_PATH, get(native_report))
+        .fallback_service(files)
+        .layer(middleware::from_fn_with_state(site.clone(), guard))
+        .with_state(site)
+        .layer(set("content-security-policy", CSP))
+        .layer(set("x-content-type-options", "nosniff"))
+        .layer(set("referrer-policy", "no-referrer"))
+        .layer(set("cache-control", "no-cache"))
+        .layer(set("cross-origin-resource-policy", "same-origin"));
+    if isolation {
+        app = app
+            .layer(set("cross-origin-opener-policy", "same-origin"))
+            .layer(set("cross-origin-embedder-policy", "require-corp"));
+    }
+    app
+}
+
+pub fn serve(a: ServeArgs) -> Result<(), CliError> {
+    let root = a.root.canonicalize().map_err(|e| {
+        CliError::Usage(format!(
+            "--root {}: {e}; build the page first with `cargo xtask web`",
+            a.root.display()
+        ))
+    })?;
+    if !root.join("index.html").is_file() {
+        return Err(CliError::Usage(format!(
+            "--root {}: no index.html there; build the page with `cargo xtask web`",
+            root.display()
+        )));
+    }
+    let report = match &a.report {
+        None => None,
+        Some(p) => {
+            let meta = std::fs::metadata(p)
+                .map_err(|e| CliError::Usage(format!("--report {}: {e}", p.display())))?;
+            if meta.len() > ticklab::report::MAX_REPORT_BYTES as u64 {
+                return Err(CliError::Usage(format!(
+                    "--report {}: {} bytes; a report is at most {} bytes",
+                    p.display(),
+                    meta.len(),
+                    ticklab::report::MAX_REPORT_BYTES
+                )));
+            }
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| CliError::Usage(format!("--report {}: {e}", p.display())))?;
+            ticklab::Report::from_json(&text)
+                .map_err(|e| CliError::Usage(format!("--report {}: {e}", p.display())))?;
+            Some(text)
+        }
+    };
+    let site = Site { root, report };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Output(format!("cannot start the server: {e}")))?;
+    rt.block_on(async move {
+        let addr = SocketAddr::new(a.bind, a.port);
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| CliError::Usage(format!("cannot listen on {addr}: {e}")))?;
+        let local = listener
+            .local_addr()
+            .map_err(|e| CliError::Output(e.to_string()))?;
+        let mode = if a.no_isolation {
+            "not isolated (--no-isolation)"
+        } else {
+            "cross-origin isolated"
+        };
+        let shown = if local.ip().is_unspecified() {
+            SocketAddr::new([127, 0, 0, 1].into(), local.port())
+        } else {
+            local
+        };
+        println!(
+            "ticklab: serving {} at http://{shown}/ ({mode}); Ctrl-C stops",
+            site.root.display()
+        );
+        axum::serve(listener, app(site, !a.no_isolation))
+            .with_graceful_shutdown(async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await
+            .map_err(|e| CliError::Output(format!("server: {e}")))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_that_leave_the_root_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("index.html"), "x").unwrap();
+        assert!(inside(&root, "/index.html").is_ok());
+        assert!(inside(&root, "/missing.js").is_ok());
+        for bad in [
+            "/../etc/passwd",
+            "/%2e%2e/etc/passwd",
+            "/a/%2E%2E/%2e%2e/x",
+            "/..%2fx",
+            "/a\\..\\b",
+            "/%00",
+        ] {
+            assert!(inside(&root, bad).is_err(), "{bad}");
+        }
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink("/etc", root.join("out")).unwrap();
+            assert_eq!(inside(&root, "/out/hostname"), Err(StatusCode::NOT_FOUND));
+        }
+    }
+}

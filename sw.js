@@ -1,0 +1,49 @@
+// ticklab's service worker: keeps the page working offline (network first, cache as a
+// fallback) and, when the page is opened with ?isolate, adds the COOP and COEP headers a
+// static host cannot, so the page becomes cross-origin isolated.
+const CACHE = "ticklab-v1";
+
+self.addEventListener("install", () => self.skipWaiting());
+self.addEventListener("activate", (e) => e.waitUntil(self.clients.claim()));
+
+function isolated(response) {
+  const headers = new Headers(response.headers);
+  headers.set("Cross-Origin-Opener-Policy", "same-origin");
+  headers.set("Cross-Origin-Embedder-Policy", "require-corp");
+  headers.set("Cross-Origin-Resource-Policy", "same-origin");
+  return new Response(response.body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers,
+  });
+}
+
+self.addEventListener("fetch", (event) => {
+  const req = event.request;
+  const url = new URL(req.url);
+  if (req.method !== "GET" || url.origin !== self.location.origin) return;
+  const wantIsolation =
+    req.mode === "navigate" ? url.searchParams.has("isolate") : null;
+  event.respondWith(
+    (async () => {
+      let response;
+      try {
+        response = await fetch(req);
+        if (response.ok && response.type === "basic") {
+          const copy = response.clone();
+          caches.open(CACHE).then((c) => c.put(req, copy)).catch(() => {});
+        }
+      } catch (err) {
+        response = await caches.match(req, { ignoreSearch: req.mode === "navigate" });
+        if (!response) throw err;
+      }
+      // The page decides; its subresources and workers follow its policy.
+      if (wantIsolation === true) return isolated(response);
+      if (wantIsolation === null && event.clientId) {
+        const client = await self.clients.get(event.clientId);
+        if (client && new URL(client.url).searchParams.has("isolate")) return isolated(response);
+      }
+      return response;
+    })(),
+  );
+});

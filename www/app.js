@@ -1,0 +1,616 @@
+// The page: context, the run (worker, main thread, sampled clocks), results, plots, compare,
+// import and export. The science is in the wasm module; this file only moves data and DOM.
+import init, {
+  catalogue, check_settings, run_clock, analyze_readings, make_report, report_json,
+  import_report, csv_tables, draw,
+} from "./pkg/ticklab_www.js";
+
+const $ = (id) => document.getElementById(id);
+const MAX_IMPORT_BYTES = 32 * 1024 * 1024;
+const NATIVE_REPORT = "native/report.json";
+
+const state = {
+  ctx: null,
+  entries: [],
+  results: new Map(), // id -> ClockReport
+  report: null,
+  native: null,
+  worker: null,
+  counter: null, // { worker, sab }
+  audio: null,
+  running: false,
+  cancelled: false,
+  hidden: false,
+};
+
+// ---------- formatting ----------
+
+function fmtNs(ns) {
+  if (ns === null || ns === undefined || !isFinite(ns)) return "–";
+  const a = Math.abs(ns);
+  if (a >= 1e9) return `${(ns / 1e9).toPrecision(4)} s`;
+  if (a >= 1e6) return `${(ns / 1e6).toPrecision(4)} ms`;
+  if (a >= 1e3) return `${(ns / 1e3).toPrecision(4)} µs`;
+  return `${ns.toPrecision(4)} ns`;
+}
+
+const VERDICTS = {
+  matches: "matches the claim",
+  coarser_than_claimed: "coarser than claimed",
+  finer_than_claimed: "finer than claimed",
+  no_claim: "nothing claimed",
+  unknown: "unknown",
+};
+
+function tickNs(c) {
+  return c.tick ? c.tick.tick_ns ?? null : null;
+}
+
+function tickText(c) {
+  if (!c.tick) return "–";
+  // An unreliable estimate is an upper bound: more data can only lower it.
+  const bound = c.tick.estimate.reliable ? "" : "≤ ";
+  if (c.tick.tick_ns !== null && c.tick.tick_ns !== undefined) return bound + fmtNs(c.tick.tick_ns);
+  return `${bound}${c.tick.estimate.tick.toPrecision(4)} counts`;
+}
+
+function slopeText(c) {
+  const f = c.fits && c.fits[0];
+  if (!f) return "–";
+  if (f.slope_ns !== null && f.slope_ns !== undefined) return `${fmtNs(f.slope_ns)} per ${f.unit}`;
+  return `${f.least_values.line.slope.toPrecision(4)} counts per ${f.unit}`;
+}
+
+function readText(c) {
+  const o = c.overhead;
+  if (!o) return "–";
+  return o.per_read_ns !== null && o.per_read_ns !== undefined
+    ? fmtNs(o.per_read_ns)
+    : `${o.per_read_counts.toPrecision(4)} counts`;
+}
+
+function notesOf(c) {
+  const n = [];
+  if (!c.available) n.push(`not available: ${c.unavailable_reason}`);
+  for (const e of c.errors || []) n.push(`${e.experiment}: ${e.message}`);
+  if (c.tick) n.push(...c.tick.estimate.caveats, ...c.tick.caveats);
+  return n;
+}
+
+function el(tag, text, attrs = {}) {
+  const e = document.createElement(tag);
+  if (text !== undefined && text !== null) e.textContent = text;
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  return e;
+}
+
+function showError(msg) {
+  $("error").textContent = msg || "";
+}
+
+function status(msg) {
+  $("status").textContent = msg;
+}
+
+// ---------- context ----------
+
+async function makeAudio() {
+  const Ctor = self.AudioContext || self.webkitAudioContext;
+  if (!Ctor) return null;
+  try {
+    const ctx = new Ctor();
+    // Without a user gesture it may stay suspended; the run says so if it never advances.
+    ctx.resume().catch(() => {});
+    return ctx;
+  } catch {
+    return null;
+  }
+}
+
+async function startCounter() {
+  if (!self.crossOriginIsolated || typeof SharedArrayBuffer === "undefined") return null;
+  const sab = new SharedArrayBuffer(4);
+  const worker = new Worker(new URL("./counter.js", import.meta.url));
+  const started = new Promise((resolve) => {
+    worker.onmessage = () => resolve(true);
+    setTimeout(() => resolve(false), 2000);
+  });
+  worker.postMessage(sab);
+  if (!(await started)) {
+    worker.terminate();
+    return null;
+  }
+  return { worker, sab };
+}
+
+function context() {
+  return {
+    user_agent: navigator.userAgent,
+    isolated: !!self.crossOriginIsolated,
+    audio_sample_rate: state.audio ? state.audio.sampleRate : null,
+    shared_counter: !!state.counter,
+  };
+}
+
+function renderContext() {
+  const dl = $("context-list");
+  dl.replaceChildren();
+  const items = [
+    ["Browser", navigator.userAgent],
+    ["Cross-origin isolated", self.crossOriginIsolated ? "yes" : "no"],
+    ["Logical CPUs (hardwareConcurrency)", String(navigator.hardwareConcurrency || "unknown")],
+    ["Page visibility", document.visibilityState + (state.hidden ? " (was hidden during the run)" : "")],
+    ["SharedArrayBuffer counter", state.counter ? "running" : "not available"],
+    ["Audio", state.audio ? `${state.audio.sampleRate} Hz, ${state.audio.state}` : "not made yet"],
+  ];
+  for (const [k, v] of items) {
+    dl.append(el("dt", k), el("dd", v));
+  }
+  const iso = self.crossOriginIsolated;
+  $("isolation-text").textContent = iso
+    ? "This page is cross-origin isolated: SharedArrayBuffer works and performance.now is " +
+      "coarsened less (Chromium 5 µs, Firefox 20 µs). A shared counter clock is available."
+    : "This page is not cross-origin isolated: performance.now is coarsened to 100 µs in " +
+      "Chromium and 1 ms in Firefox, and there is no SharedArrayBuffer. Served with the COOP and " +
+      "COEP headers (ticklab serve does this), or through this page's service worker, it is.";
+  const params = new URLSearchParams(location.search);
+  $("isolate").hidden = iso || !("serviceWorker" in navigator);
+  $("unisolate").hidden = !params.has("isolate");
+}
+
+async function becomeIsolated() {
+  try {
+    await navigator.serviceWorker.register("sw.js");
+    await navigator.serviceWorker.ready;
+    const u = new URL(location.href);
+    u.searchParams.set("isolate", "1");
+    location.replace(u);
+  } catch (e) {
+    showError(`The service worker could not be installed: ${e.message || e}`);
+  }
+}
+
+// ---------- the clock list ----------
+
+function settingsObject() {
+  const f = new FormData($("settings"));
+  return {
+    tick_s: String(f.get("tick_s") ?? ""),
+    overhead_s: String(f.get("overhead_s") ?? ""),
+    fit_s: String(f.get("fit_s") ?? ""),
+    sample_s: String(f.get("sample_s") ?? ""),
+    workload: String(f.get("workload") ?? ""),
+  };
+}
+
+function renderChoice() {
+  const body = $("clock-choice").querySelector("tbody");
+  body.replaceChildren();
+  for (const e of state.entries) {
+    const tr = el("tr");
+    const run = el("input", null, { type: "checkbox", "data-run": e.id, "aria-label": `run ${e.info.name}` });
+    run.checked = e.available;
+    run.disabled = !e.available;
+    const fit = el("input", null, { type: "checkbox", "data-fit": e.id, "aria-label": `fit on ${e.info.name}` });
+    fit.checked = e.available && e.fit;
+    fit.disabled = !e.available || !e.can_fit;
+    const td = (x) => { const c = el("td"); c.append(x); return c; };
+    tr.append(td(run), td(fit));
+    const name = el("td", e.info.name, { title: e.info.description });
+    if (!e.available) name.append(el("small", ` (${e.reason})`));
+    tr.append(name);
+    tr.append(el("td", { worker: "worker", main: "main thread", sampled: "sampled per frame/task" }[e.place]));
+    tr.append(el("td", e.info.claimed ? `${fmtNs(e.info.claimed.ns)} (${e.info.claimed.source})` : "–"));
+    body.append(tr);
+  }
+}
+
+// ---------- running ----------
+
+function newWorker() {
+  if (state.worker) state.worker.terminate();
+  state.worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+  return state.worker;
+}
+
+function runInWorker(id, settings, fit, onProgress) {
+  return new Promise((resolve, reject) => {
+    const w = state.worker || newWorker();
+    state.abort = () => {
+      newWorker(); // terminating is the only way to stop a spinning worker at once
+      reject(new Error("cancelled"));
+    };
+    w.onmessage = (ev) => {
+      const m = ev.data;
+      if (m.id !== id) return;
+      if (m.kind === "progress") onProgress(m.fraction);
+      else if (m.kind === "result") resolve(m.report);
+      else reject(new Error(m.message));
+    };
+    w.onerror = (ev) => {
+      ev.preventDefault();
+      reject(new Error(`the worker failed: ${ev.message || "could not start (module workers unsupported?)"}`));
+    };
+    w.postMessage({ ctx: state.ctx, id, settings, fit, counter: state.counter ? state.counter.sab : null });
+  });
+}
+
+const nextFrame = () => new Promise((r) => requestAnimationFrame(r));
+const nextTask = (() => {
+  const ch = new MessageChannel();
+  const queue = [];
+  ch.port1.onmessage = () => { const r = queue.shift(); if (r) r(); };
+  return () => new Promise((r) => { queue.push(r); ch.port2.postMessage(0); });
+})();
+
+// Readings of a clock the page cannot spin on, taken when the browser lets it.
+async function sample(id, seconds, onProgress) {
+  const readings = [];
+  const t0 = performance.now();
+  const end = t0 + seconds * 1000;
+  const read = {
+    "rAF": null,
+    "audio.currentTime": () => state.audio.currentTime,
+    "audio.contextTime": () => state.audio.getOutputTimestamp().contextTime,
+    "audio.performanceTime": () => state.audio.getOutputTimestamp().performanceTime,
+  }[id];
+  if (id === "rAF") {
+    // Frames stop in a hidden tab; the timeout keeps the budget.
+    while (performance.now() < end && !state.cancelled) {
+      const ts = await Promise.race([nextFrame(), new Promise((r) => setTimeout(() => r(null), 250))]);
+      if (ts !== null) readings.push(ts);
+      onProgress((performance.now() - t0) / (end - t0));
+    }
+  } else {
+    while (performance.now() < end && !state.cancelled) {
+      await nextTask();
+      const v = read();
+      if (v !== undefined && v !== null) readings.push(v);
+      if (readings.length % 64 === 0) onProgress((performance.now() - t0) / (end - t0));
+    }
+  }
+  if (state.cancelled) throw new Error("cancelled");
+  return { readings, elapsed: (performance.now() - t0) / 1000 };
+}
+
+function chosen() {
+  const run = new Set([...document.querySelectorAll("[data-run]")].filter((x) => x.checked).map((x) => x.dataset.run));
+  const fit = new Set([...document.querySelectorAll("[data-fit]")].filter((x) => x.checked).map((x) => x.dataset.fit));
+  return state.entries.filter((e) => run.has(e.id)).map((e) => ({ entry: e, fit: fit.has(e.id) }));
+}
+
+async function runAll(ev) {
+  if (ev) ev.preventDefault();
+  if (state.running) return;
+  showError("");
+  const settings = settingsObject();
+  try {
+    check_settings(state.ctx, "performance.now", settings);
+  } catch (e) {
+    showError(e.message);
+    return;
+  }
+  const jobs = chosen();
+  if (jobs.length === 0) {
+    showError("Choose at least one clock to run.");
+    return;
+  }
+  state.running = true;
+  state.cancelled = false;
+  state.hidden = document.visibilityState === "hidden";
+  document.body.dataset.state = "running";
+  $("run").disabled = true;
+  $("cancel").disabled = false;
+  state.results.clear();
+  renderSummary();
+  // Resumed on the click, so autoplay rules let it run.
+  if (state.audio && state.audio.state !== "running") {
+    await Promise.race([state.audio.resume().catch(() => {}), new Promise((r) => setTimeout(r, 500))]);
+  }
+  const t0 = performance.now();
+  let done = 0;
+  for (const { entry, fit } of jobs) {
+    if (state.cancelled) break;
+    const progress = (f) => {
+      $("progress").value = (done + Math.min(1, Math.max(0, f))) / jobs.length;
+    };
+    status(`Measuring ${entry.info.name}…`);
+    try {
+      let report;
+      if (entry.place === "worker") {
+        report = await runInWorker(entry.id, settings, fit, progress);
+      } else if (entry.place === "main") {
+        await nextFrame(); // let the status paint before the page is busy
+        report = run_clock(state.ctx, entry.id, settings, fit, (p) => { progress(p.fraction); return state.cancelled; }, undefined);
+      } else {
+        const s = Number(settings.sample_s || "2");
+        const { readings, elapsed } = await sample(entry.id, s, progress);
+        report = analyze_readings(state.ctx, entry.id, new Float64Array(readings), elapsed, settings);
+      }
+      state.results.set(entry.id, report);
+    } catch (e) {
+      if (state.cancelled || String(e.message).includes("cancelled")) break;
+      state.results.set(entry.id, {
+        info: entry.info, available: true, unavailable_reason: null, tick: null,
+        overhead: null, fits: [], errors: [{ experiment: "run", message: String(e.message || e) }],
+      });
+    }
+    done += 1;
+    $("progress").value = done / jobs.length;
+    renderSummary();
+  }
+  finish(t0);
+}
+
+function finish(t0) {
+  state.running = false;
+  $("run").disabled = false;
+  $("cancel").disabled = true;
+  const secs = ((performance.now() - t0) / 1000).toFixed(1);
+  try {
+    state.report = make_report(
+      state.ctx,
+      { cpus: navigator.hardwareConcurrency || null, hidden_during_run: state.hidden, notes: [] },
+      [...state.results.values()],
+    );
+  } catch (e) {
+    showError(`The report could not be assembled: ${e.message}`);
+  }
+  $("export-json").disabled = !state.report;
+  $("export-csv").disabled = !state.report;
+  status(state.cancelled
+    ? `Cancelled after ${secs} s; ${state.results.size} clocks measured.`
+    : `Done in ${secs} s: ${state.results.size} clocks.`);
+  document.body.dataset.state = state.cancelled ? "cancelled" : "done";
+  renderContext();
+  renderDetailChoice();
+  renderCompare();
+}
+
+function cancel() {
+  state.cancelled = true;
+  if (state.abort) state.abort();
+  status("Cancelling…");
+}
+
+// ---------- results ----------
+
+function renderSummary() {
+  const body = $("summary").querySelector("tbody");
+  body.replaceChildren();
+  for (const [id, c] of state.results) {
+    const tr = el("tr", null, { "data-clock": id });
+    const t = tickNs(c);
+    if (t !== null) tr.dataset.tickNs = String(t);
+    tr.append(
+      el("th", c.info.name, { scope: "row" }),
+      el("td", c.info.claimed ? fmtNs(c.info.claimed.ns) : "–"),
+      el("td", tickText(c), { class: "tick" }),
+      el("td", c.tick ? VERDICTS[c.tick.verdict] || c.tick.verdict : "–"),
+      el("td", c.tick ? `${(c.tick.estimate.share_explained * 100).toFixed(1)}%` : "–"),
+      el("td", readText(c)),
+      el("td", c.overhead && c.overhead.min_block_ns ? fmtNs(c.overhead.min_block_ns) : "–"),
+      el("td", slopeText(c)),
+    );
+    const notes = el("td");
+    const list = notesOf(c);
+    if (list.length) {
+      const d = el("details");
+      d.append(el("summary", `${list.length} note${list.length > 1 ? "s" : ""}`));
+      const ul = el("ul");
+      for (const n of list) ul.append(el("li", n));
+      d.append(ul);
+      notes.append(d);
+    }
+    tr.append(notes);
+    body.append(tr);
+  }
+}
+
+function renderDetailChoice() {
+  const sel = $("detail-clock");
+  const keep = sel.value;
+  sel.replaceChildren();
+  for (const [id, c] of state.results) {
+    if (c.tick || c.overhead || (c.fits && c.fits.length)) sel.append(el("option", c.info.name, { value: id }));
+  }
+  if ([...sel.options].some((o) => o.value === keep)) sel.value = keep;
+  renderDetail();
+}
+
+function plot(canvasId, clock, view) {
+  const canvas = $(canvasId);
+  try {
+    draw(canvas, clock, view, 0);
+    canvas.hidden = false;
+  } catch {
+    canvas.hidden = true;
+  }
+}
+
+function renderDetail() {
+  const c = state.results.get($("detail-clock").value);
+  $("tick-detail").hidden = !(c && c.tick);
+  $("overhead-detail").hidden = !(c && c.overhead);
+  $("fit-detail").hidden = !(c && c.fits && c.fits.length);
+  if (!c) return;
+  if (c.tick) {
+    const t = c.tick;
+    const e = t.estimate;
+    $("tick-text").textContent =
+      `Tick ${tickText(c)} (method: ${e.method.replace("_", " ")}; explains ` +
+      `${(e.share_explained * 100).toFixed(1)}% of ${e.intervals} intervals; exact GCD ` +
+      `${t.exact_gcd} counts; smallest interval ${e.smallest_nonzero} counts). Claimed: ` +
+      `${c.info.claimed ? `${fmtNs(c.info.claimed.ns)} by ${c.info.claimed.source}` : "nothing"}; ` +
+      `${VERDICTS[t.verdict] || t.verdict}. ${t.edges} edges, ${t.timings} timings in ${t.elapsed_s.toFixed(2)} s.`;
+    for (const v of ["raw", "sorted", "diff_sorted", "histogram"]) plot(`plot-${v}`, c, v);
+  }
+  if (c.overhead) {
+    const o = c.overhead;
+    $("overhead-text").textContent =
+      `One read costs ${readText(c)} (minimum over ${o.blocks} blocks of ${o.block_reads} reads; ` +
+      `median ${o.distribution.median.toPrecision(4)} counts). Time nothing shorter than ` +
+      `${o.min_block_ns ? fmtNs(o.min_block_ns) : `${o.min_block_counts.toPrecision(4)} counts`}.`;
+    plot("plot-overhead", c, "overhead");
+  }
+  if (c.fits && c.fits.length) {
+    const f = c.fits[0];
+    $("fit-text").textContent =
+      `${f.workload}: ${slopeText(c)} by the least-values fit; least squares says ` +
+      `${f.ols_slope_ns ? fmtNs(f.ols_slope_ns) : f.ols.line.slope.toPrecision(4)} per ${f.unit}. ` +
+      `${f.points.length} sizes, tick ${f.tick_counts} counts.`;
+    plot("plot-fit", c, "fit");
+    plot("plot-excess", c, "excess");
+  }
+}
+
+// ---------- export ----------
+
+function download(name, text, type) {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = el("a", name, { href: url, download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+
+function exportJson() {
+  try {
+    download("ticklab-browser.json", report_json(state.report), "application/json");
+  } catch (e) {
+    showError(`Export failed: ${e.message}`);
+  }
+}
+
+function exportCsv() {
+  try {
+    const tables = csv_tables(state.report);
+    const ul = $("csv-links");
+    ul.replaceChildren();
+    for (const t of tables) {
+      const url = URL.createObjectURL(new Blob([t.csv], { type: "text/csv" }));
+      const li = el("li");
+      li.append(el("a", t.name, { href: url, download: t.name }));
+      ul.append(li);
+    }
+  } catch (e) {
+    showError(`Export failed: ${e.message}`);
+  }
+}
+
+// ---------- compare ----------
+
+function loadNative(text, from) {
+  try {
+    state.native = import_report(text);
+    $("compare-status").textContent = `Native report from ${from}: ${state.native.clocks.length} clocks` +
+      (state.native.environment.cpu ? ` on ${state.native.environment.cpu}` : "") + ".";
+    renderCompare();
+  } catch (e) {
+    $("compare-status").textContent = `Could not read ${from}: ${e.message}`;
+  }
+}
+
+async function loadNativeFile(file) {
+  if (!file) return;
+  if (file.size > MAX_IMPORT_BYTES) {
+    $("compare-status").textContent =
+      `${file.name} is ${(file.size / 1048576).toFixed(1)} MiB; a report is at most 32 MiB.`;
+    return;
+  }
+  try {
+    loadNative(await file.text(), file.name);
+  } catch (e) {
+    $("compare-status").textContent = `Could not read ${file.name}: ${e.message || e}`;
+  }
+}
+
+async function fetchNative() {
+  try {
+    const r = await fetch(NATIVE_REPORT, { cache: "no-store" });
+    if (!r.ok) return;
+    const len = Number(r.headers.get("content-length") || "0");
+    if (len > MAX_IMPORT_BYTES) return;
+    loadNative(await r.text(), "the server");
+  } catch {
+    // Served statically: there is no native report to fetch; the file picker remains.
+  }
+}
+
+function renderCompare() {
+  const body = $("compare-table").querySelector("tbody");
+  body.replaceChildren();
+  const rows = [];
+  for (const c of state.results.values()) rows.push(["browser", c]);
+  if (state.native) for (const c of state.native.clocks) rows.push(["native", c]);
+  rows.sort((a, b) => (tickNs(a[1]) ?? Infinity) - (tickNs(b[1]) ?? Infinity));
+  for (const [where, c] of rows) {
+    const tr = el("tr", null, { "data-where": where });
+    tr.append(
+      el("td", where),
+      el("th", c.info.name, { scope: "row" }),
+      el("td", c.available ? tickText(c) : "not available"),
+      el("td", c.info.claimed ? fmtNs(c.info.claimed.ns) : "–"),
+      el("td", readText(c)),
+      el("td", slopeText(c)),
+    );
+    body.append(tr);
+  }
+}
+
+// ---------- start ----------
+
+async function main() {
+  try {
+    await init();
+  } catch (e) {
+    showError(`The lab could not load its WebAssembly module: ${e.message || e}`);
+    document.body.dataset.state = "failed";
+    return;
+  }
+  if ("serviceWorker" in navigator && location.protocol !== "file:") {
+    // Offline use; isolation only when asked for with ?isolate.
+    navigator.serviceWorker.register("sw.js").catch(() => {});
+  }
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "hidden" && state.running) state.hidden = true;
+    renderContext();
+  });
+  state.counter = await startCounter();
+  // Made now for its sample rate; it may stay suspended until the Run click resumes it.
+  state.audio = await makeAudio();
+  state.ctx = context();
+  state.entries = catalogue(state.ctx);
+  renderContext();
+  renderChoice();
+  $("settings").addEventListener("submit", runAll);
+  $("cancel").addEventListener("click", cancel);
+  $("isolate").addEventListener("click", becomeIsolated);
+  $("unisolate").addEventListener("click", () => {
+    const u = new URL(location.href);
+    u.searchParams.delete("isolate");
+    location.replace(u);
+  });
+  $("export-json").addEventListener("click", exportJson);
+  $("export-csv").addEventListener("click", exportCsv);
+  $("detail-clock").addEventListener("change", renderDetail);
+  $("native-file").addEventListener("change", (e) => loadNativeFile(e.target.files[0]));
+  const drop = $("drop");
+  drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });
+  drop.addEventListener("dragleave", () => drop.classList.remove("over"));
+  drop.addEventListener("drop", (e) => {
+    e.preventDefault();
+    drop.classList.remove("over");
+    loadNativeFile(e.dataTransfer.files[0]);
+  });
+  drop.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" || e.key === " ") { e.preventDefault(); $("native-file").click(); }
+  });
+  renderDetail();
+  document.body.dataset.state = "ready";
+  fetchNative();
+  if (new URLSearchParams(location.search).has("run")) runAll();
+}
+
+main();

@@ -1,0 +1,170 @@
+//! The page's build: the www crate for wasm32, wasm-bindgen at the crate's own version,
+//! and the size of what a browser downloads.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::{step, workspace_root, WASM};
+
+/// Budget for the page's wasm and JavaScript together, gzipped.
+pub const BUDGET_GZ_BYTES: u64 = 250 * 1000;
+
+/// The version of a package in Cargo.lock, so the CLI always matches the crate.
+pub fn locked_version(package: &str) -> Result<String, String> {
+    let lock = std::fs::read_to_string(workspace_root().join("Cargo.lock"))
+        .map_err(|e| format!("cannot read Cargo.lock: {e}"))?;
+    let needle = format!("name = \"{package}\"\nversion = \"");
+    let at = lock
+        .find(&needle)
+        .ok_or_else(|| format!("{package} is not in Cargo.lock"))?;
+    let rest = &lock[at + needle.len()..];
+    Ok(rest[..rest.find('"').unwrap_or(0)].to_string())
+}
+
+fn cargo_bin(name: &str) -> PathBuf {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .unwrap_or_else(|| PathBuf::from(".cargo"));
+    home.join("bin").join(name)
+}
+
+/// A tool from `cargo install`: on PATH, or in cargo's bin directory.
+pub fn tool(name: &str) -> PathBuf {
+    let local = cargo_bin(name);
+    if local.exists() {
+        local
+    } else {
+        PathBuf::from(name)
+    }
+}
+
+/// Installs wasm-bindgen-cli at the version of the wasm-bindgen crate when it is missing
+/// or another version.
+pub fn ensure_wasm_bindgen() -> Result<PathBuf, String> {
+    let want = locked_version("wasm-bindgen")?;
+    let bin = tool("wasm-bindgen");
+    let have = Command::new(&bin)
+        .arg("--version")
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    if have.as_deref() != Some(&format!("wasm-bindgen {want}")) {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        step(
+            "install wasm-bindgen-cli at the crate's version",
+            &cargo,
+            &["install", "wasm-bindgen-cli", "--version", &want],
+        )?;
+    }
+    Ok(tool("wasm-bindgen"))
+}
+
+fn gzipped_len(path: &Path) -> Result<(u64, u64), String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    gz.write_all(&bytes).map_err(|e| e.to_string())?;
+    let out = gz.finish().map_err(|e| e.to_string())?;
+    Ok((bytes.len() as u64, out.len() as u64))
+}
+
+/// Builds the page into `www/pkg` and prints the size of each file a browser downloads.
+pub fn build() -> Result<(), String> {
+    crate::ensure_targets()?;
+    let bindgen = ensure_wasm_bindgen()?;
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    step(
+        "build the page's wasm",
+        &cargo,
+        &[
+            "build",
+            "-p",
+            "ticklab-www",
+            "--lib",
+            "--target",
+            WASM,
+            "--profile",
+            "wasm",
+        ],
+    )?;
+    let root = workspace_root();
+    let wasm = target_dir(&root).join(WASM).join("wasm/ticklab_www.wasm");
+    let pkg = root.join("www/pkg");
+    step(
+        "generate the JavaScript bindings",
+        &bindgen.to_string_lossy(),
+        &[
+            "--target",
+            "web",
+            "--no-typescript",
+            "--out-dir",
+            &pkg.to_string_lossy(),
+            &wasm.to_string_lossy(),
+        ],
+    )?;
+    let mut files: Vec<PathBuf> = ["www/app.js", "www/worker.js", "www/counter.js", "sw.js"]
+        .iter()
+        .map(|f| root.join(f))
+        .collect();
+    files.push(pkg.join("ticklab_www.js"));
+    files.push(pkg.join("ticklab_www_bg.wasm"));
+    let (mut raw, mut gz) = (0, 0);
+    println!("\n{:<28} {:>10} {:>10}", "page file", "bytes", "gzipped");
+    for f in &files {
+        let (r, g) = gzipped_len(f)?;
+        raw += r;
+        gz += g;
+        let name = f.strip_prefix(&root).unwrap_or(f).display().to_string();
+        println!("{name:<28} {r:>10} {g:>10}");
+    }
+    println!("{:<28} {raw:>10} {gz:>10}", "wasm + JS");
+    println!(
+        "budget: {} KB gzipped; used {:.1} KB ({:.0}%)",
+        BUDGET_GZ_BYTES / 1000,
+        gz as f64 / 1000.0,
+        gz as f64 * 100.0 / BUDGET_GZ_BYTES as f64
+    );
+    let site = assemble_site(&root)?;
+    println!("site: {}", site.display());
+    if gz > BUDGET_GZ_BYTES {
+        return Err(format!(
+            "the page's wasm and JavaScript are {gz} bytes gzipped, over the {BUDGET_GZ_BYTES} budget"
+        ));
+    }
+    Ok(())
+}
+
+/// Cargo's target directory (CARGO_TARGET_DIR when set).
+pub fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"))
+}
+
+/// The files a browser needs, and nothing else, in `target/site` (what `ticklab serve` and
+/// GitHub Pages publish).
+pub fn assemble_site(root: &Path) -> Result<PathBuf, String> {
+    let site = target_dir(root).join("site");
+    if site.exists() {
+        std::fs::remove_dir_all(&site).map_err(|e| format!("{}: {e}", site.display()))?;
+    }
+    let files = [
+        "index.html",
+        "sw.js",
+        "www/app.js",
+        "www/worker.js",
+        "www/counter.js",
+        "www/style.css",
+        "www/pkg/ticklab_www.js",
+        "www/pkg/ticklab_www_bg.wasm",
+    ];
+    for f in files {
+        let to = site.join(f);
+        if let Some(dir) = to.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        std::fs::copy(root.join(f), &to).map_err(|e| format!("copy {f}: {e}"))?;
+    }
+    Ok(site)
+}
