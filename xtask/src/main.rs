@@ -1,6 +1,8 @@
 //! Project tasks: `cargo xtask test | lab | bench`.
 
+mod browsers;
 mod lab;
+mod shot;
 mod web;
 
 use std::process::{Command, ExitCode};
@@ -9,9 +11,14 @@ const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
   test    everything CI runs: format check, clippy (host, wasm32, aarch64 Linux and macOS),
-          all tests, wasm32 build
-  lab     build the ticklab command, measure every clock of this machine, write
-          target/ticklab/report.json and SVG plots
+          all tests, the page's build and size, the page's tests in headless Chromium and
+          Firefox (installing the browsers, drivers and wasm-bindgen-cli when missing)
+  lab     build the page and the ticklab command, measure every clock of this machine
+          (target/ticklab/report.json and SVG plots), and serve the lab on
+          http://127.0.0.1:8000/ with that report; options after `lab` go to
+          `ticklab serve` (--port N, --bind ADDR, --no-isolation)
+  screenshot
+          run the full lab in headless Chromium and save docs/screenshot.png
   web     build the page (www/pkg) and print the size of its wasm and JavaScript
   bench   run the benchmarks (least-values fit of 1 000 000 points)";
 
@@ -19,7 +26,8 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("test") if args.len() == 1 => test(),
-        Some("lab") if args.len() == 1 => lab::run(),
+        Some("lab") => lab::run(&args[1..]),
+        Some("screenshot") if args.len() == 1 => shot::run(),
         Some("bench") if args.len() == 1 => bench(),
         Some("web") if args.len() == 1 => web::build(),
         Some("-h" | "--help" | "help") => {
@@ -124,12 +132,61 @@ fn test() -> Result<(), String> {
             ],
         )?;
     }
-    let (passed, failed) = tests(&cargo)?;
     step(
-        "build the core for wasm32",
+        "clippy (wasm32 page)",
         &cargo,
-        &["build", "-p", "ticklab", "--target", WASM],
+        &[
+            "clippy",
+            "-p",
+            "ticklab-www",
+            "--all-targets",
+            "--target",
+            WASM,
+            "--",
+            "-D",
+            "warnings",
+        ],
     )?;
+    let (mut passed, mut failed) = tests(&cargo, &["test", "--workspace"], &[])?;
+    web::build()?;
+    let drivers = browsers::ensure()?;
+    let bindgen_dir = web::ensure_wasm_bindgen()?
+        .parent()
+        .map(|p| p.to_path_buf())
+        .unwrap_or_default();
+    let path = format!(
+        "{}:{}",
+        bindgen_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    for (browser, var, driver) in [
+        ("Chromium", "CHROMEDRIVER", &drivers.chromedriver),
+        ("Firefox", "GECKODRIVER", &drivers.geckodriver),
+    ] {
+        eprintln!("\n== the page's clocks in headless {browser}");
+        let driver = driver.to_string_lossy().to_string();
+        let (p, f) = tests(
+            &cargo,
+            &[
+                "test",
+                "-p",
+                "ticklab-www",
+                "--target",
+                WASM,
+                "--test",
+                "web",
+            ],
+            &[
+                ("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER", "wasm-bindgen-test-runner"),
+                (var, driver.as_str()),
+                // The documented clamps under test are those of a page without isolation.
+                ("WASM_BINDGEN_TEST_NO_ORIGIN_ISOLATION", "1"),
+                ("PATH", path.as_str()),
+            ],
+        )?;
+        passed += p;
+        failed += f;
+    }
     eprintln!(
         "\nall checks passed in {:.0} s",
         started.elapsed().as_secs_f64()
@@ -139,12 +196,13 @@ fn test() -> Result<(), String> {
     Ok(())
 }
 
-/// Runs every test of the workspace, echoing cargo's output, and adds up its result lines.
-fn tests(cargo: &str) -> Result<(u64, u64), String> {
+/// Runs `cargo <args>` with `env`, echoing its output, and adds up its test result lines.
+fn tests(cargo: &str, args: &[&str], env: &[(&str, &str)]) -> Result<(u64, u64), String> {
     use std::io::{BufRead, BufReader};
-    eprintln!("\n== tests: {cargo} test --workspace");
+    eprintln!("\n== tests: {cargo} {}", args.join(" "));
     let mut child = Command::new(cargo)
-        .args(["test", "--workspace"])
+        .args(args)
+        .envs(env.iter().copied())
         .current_dir(workspace_root())
         .stdout(std::process::Stdio::piped())
         .spawn()
