@@ -163,11 +163,11 @@ mod web {
         Box::new(c)
     }
 
+    /// A clock of the page and the stopwatch its budgets are kept by.
+    type Built = (Box<dyn Clock>, Box<dyn Stopwatch>);
+
     /// The clock of `entry` and the stopwatch its budgets are kept by.
-    fn build(
-        entry: &Entry,
-        counter: Option<Int32Array>,
-    ) -> Result<(Box<dyn Clock>, Box<dyn Stopwatch>), String> {
+    fn build(entry: &Entry, counter: Option<Int32Array>) -> Result<Built, String> {
         let perf = performance()?;
         let p = perf.clone();
         let wall: Box<dyn Stopwatch> = Box::new(move || p.now() / 1000.0);
@@ -343,7 +343,7 @@ mod web {
         let mut bad = 0usize;
         for v in &readings {
             let c = (v * entry.counts_per_unit).round();
-            if c.is_finite() && c >= 0.0 && c < 1.8e19 {
+            if (0.0..1.8e19).contains(&c) {
                 counts.push(c as u64);
             } else {
                 bad += 1;

@@ -78,11 +78,7 @@ pub fn ensure() -> Result<Drivers, String> {
             let local = crate::web::tool("geckodriver");
             if !local.is_file() {
                 let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-                step(
-                    "install geckodriver",
-                    &cargo,
-                    &["install", "geckodriver"],
-                )?;
+                step("install geckodriver", &cargo, &["install", "geckodriver"])?;
             }
             crate::web::tool("geckodriver")
         }

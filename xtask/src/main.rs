@@ -177,7 +177,10 @@ fn test() -> Result<(), String> {
                 "web",
             ],
             &[
-                ("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER", "wasm-bindgen-test-runner"),
+                (
+                    "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER",
+                    "wasm-bindgen-test-runner",
+                ),
                 (var, driver.as_str()),
                 // The documented clamps under test are those of a page without isolation.
                 ("WASM_BINDGEN_TEST_NO_ORIGIN_ISOLATION", "1"),

@@ -35,7 +35,12 @@ impl Drop for Guard {
 }
 
 /// Starts `ticklab serve` on a free port and returns it with the URL it printed.
-pub fn serve(bin: &Path, site: &Path, report: &Path, extra: &[&str]) -> Result<(Guard, String), String> {
+pub fn serve(
+    bin: &Path,
+    site: &Path,
+    report: &Path,
+    extra: &[&str],
+) -> Result<(Guard, String), String> {
     let mut child = Command::new(bin)
         .arg("serve")
         .arg("--root")
@@ -102,7 +107,10 @@ pub async fn wait_done(c: &Client, limit: Duration) -> Result<String, String> {
             return Ok(s);
         }
         if started.elapsed() > limit {
-            return Err(format!("the page was still '{s}' after {} s", limit.as_secs()));
+            return Err(format!(
+                "the page was still '{s}' after {} s",
+                limit.as_secs()
+            ));
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
@@ -162,6 +170,10 @@ pub fn run() -> Result<(), String> {
         std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     }
     std::fs::write(&out, &png).map_err(|e| format!("{}: {e}", out.display()))?;
-    println!("screenshot: {} ({} bytes), from {url}", out.display(), png.len());
+    println!(
+        "screenshot: {} ({} bytes), from {url}",
+        out.display(),
+        png.len()
+    );
     Ok(())
 }

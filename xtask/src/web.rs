@@ -98,6 +98,8 @@ pub fn build() -> Result<(), String> {
             "--target",
             "web",
             "--no-typescript",
+            "--remove-name-section",
+            "--remove-producers-section",
             "--out-dir",
             &pkg.to_string_lossy(),
             &wasm.to_string_lossy(),
