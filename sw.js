@@ -18,12 +18,27 @@ function isolated(response) {
   });
 }
 
+function wantsIsolation(req, url) {
+  // Documents opt in with ?isolate; a worker's script follows the page that starts it.
+  if (req.mode === "navigate") return url.searchParams.has("isolate");
+  if (req.destination === "worker" && req.referrer) {
+    try {
+      return new URL(req.referrer).searchParams.has("isolate");
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}
+
 self.addEventListener("fetch", (event) => {
   const req = event.request;
   const url = new URL(req.url);
   if (req.method !== "GET" || url.origin !== self.location.origin) return;
-  const wantIsolation =
-    req.mode === "navigate" ? url.searchParams.has("isolate") : null;
+  const isolate = wantsIsolation(req, url);
+  // Firefox stalls a worker whose script passes through a service worker in an isolated
+  // page; workers load directly unless this worker must add the headers itself.
+  if (req.destination === "worker" && !isolate) return;
   event.respondWith(
     (async () => {
       let response;
@@ -37,13 +52,7 @@ self.addEventListener("fetch", (event) => {
         response = await caches.match(req, { ignoreSearch: req.mode === "navigate" });
         if (!response) throw err;
       }
-      // The page decides; its subresources and workers follow its policy.
-      if (wantIsolation === true) return isolated(response);
-      if (wantIsolation === null && event.clientId) {
-        const client = await self.clients.get(event.clientId);
-        if (client && new URL(client.url).searchParams.has("isolate")) return isolated(response);
-      }
-      return response;
+      return isolate ? isolated(response) : response;
     })(),
   );
 });

@@ -213,23 +213,38 @@ function newWorker() {
   return state.worker;
 }
 
+// A worker that says nothing for this long is not coming back.
+const WORKER_SILENCE_MS = 20000;
+
 function runInWorker(id, settings, fit, onProgress) {
   return new Promise((resolve, reject) => {
     const w = state.worker || newWorker();
-    state.abort = () => {
+    let timer = null;
+    const fail = (msg) => {
+      clearTimeout(timer);
       newWorker(); // terminating is the only way to stop a spinning worker at once
-      reject(new Error("cancelled"));
+      reject(new Error(msg));
     };
+    const watch = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => fail(`the worker gave no sign of life for ${WORKER_SILENCE_MS / 1000} s`), WORKER_SILENCE_MS);
+    };
+    watch();
+    state.abort = () => fail("cancelled");
     w.onmessage = (ev) => {
       const m = ev.data;
       if (m.id !== id) return;
+      watch();
       if (m.kind === "progress") onProgress(m.fraction);
-      else if (m.kind === "result") resolve(m.report);
-      else reject(new Error(m.message));
+      else {
+        clearTimeout(timer);
+        if (m.kind === "result") resolve(m.report);
+        else reject(new Error(m.message));
+      }
     };
     w.onerror = (ev) => {
       ev.preventDefault();
-      reject(new Error(`the worker failed: ${ev.message || "could not start (module workers unsupported?)"}`));
+      fail(`the worker failed: ${ev.message || "it could not start (are module workers supported?)"}`);
     };
     w.postMessage({ ctx: state.ctx, id, settings, fit, counter: state.counter ? state.counter.sab : null });
   });
@@ -570,8 +585,21 @@ async function main() {
     return;
   }
   if ("serviceWorker" in navigator && location.protocol !== "file:") {
-    // Offline use; isolation only when asked for with ?isolate.
-    navigator.serviceWorker.register("sw.js").catch(() => {});
+    const viaWorker = new URLSearchParams(location.search).has("isolate");
+    if (self.crossOriginIsolated && !viaWorker) {
+      // Isolated by the server, which needs no service worker; Firefox stalls the lab's
+      // worker in an isolated page under one, so any left from a static visit goes.
+      const regs = await navigator.serviceWorker.getRegistrations().catch(() => []);
+      await Promise.all(regs.map((r) => r.unregister()));
+      if (navigator.serviceWorker.controller && !sessionStorage.getItem("ticklab-sw-gone")) {
+        sessionStorage.setItem("ticklab-sw-gone", "1");
+        location.reload();
+        return;
+      }
+    } else {
+      // Offline use; isolation only when asked for with ?isolate.
+      navigator.serviceWorker.register("sw.js").catch(() => {});
+    }
   }
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "hidden" && state.running) state.hidden = true;
