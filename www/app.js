@@ -6,6 +6,21 @@ import init, {
 } from "./pkg/ticklab_www.js";
 
 const $ = (id) => document.getElementById(id);
+
+// Every error the page meets, for the reader and for the end-to-end tests.
+const pageErrors = [];
+self.ticklabErrors = pageErrors;
+function noteError(msg) {
+  pageErrors.push(String(msg));
+}
+self.addEventListener("error", (e) => noteError(e.message));
+self.addEventListener("unhandledrejection", (e) => noteError(e.reason));
+document.addEventListener("securitypolicyviolation", (e) => noteError(`CSP blocked ${e.blockedURI} (${e.violatedDirective})`));
+const consoleError = console.error.bind(console);
+console.error = (...args) => {
+  noteError(args.join(" "));
+  consoleError(...args);
+};
 const MAX_IMPORT_BYTES = 32 * 1024 * 1024;
 const NATIVE_REPORT = "native/report.json";
 

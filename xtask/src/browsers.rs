@@ -14,13 +14,7 @@ pub struct Drivers {
     pub geckodriver: PathBuf,
 }
 
-/// A program on PATH.
-pub fn which(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
-}
+pub use ticklab_browser::which;
 
 fn is_root() -> bool {
     Command::new("id")

@@ -11,8 +11,9 @@ const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
   test    everything CI runs: format check, clippy (host, wasm32, aarch64 Linux and macOS),
-          all tests, the page's build and size, the page's tests in headless Chromium and
-          Firefox (installing the browsers, drivers and wasm-bindgen-cli when missing)
+          the page's build and size, all tests (end to end in headless Chromium and Firefox
+          against ticklab serve), the page's wasm tests in both browsers; installs the
+          browsers, drivers and wasm-bindgen-cli when missing
   lab     build the page and the ticklab command, measure every clock of this machine
           (target/ticklab/report.json and SVG plots), and serve the lab on
           http://127.0.0.1:8000/ with that report; options after `lab` go to
@@ -147,9 +148,24 @@ fn test() -> Result<(), String> {
             "warnings",
         ],
     )?;
-    let (mut passed, mut failed) = tests(&cargo, &["test", "--workspace"], &[])?;
+    // The end-to-end tests need the built page and the browsers before the workspace runs.
     web::build()?;
     let drivers = browsers::ensure()?;
+    let site = web::target_dir(&workspace_root()).join("site");
+    let (site, chromedriver, geckodriver) = (
+        site.to_string_lossy().to_string(),
+        drivers.chromedriver.to_string_lossy().to_string(),
+        drivers.geckodriver.to_string_lossy().to_string(),
+    );
+    let (mut passed, mut failed) = tests(
+        &cargo,
+        &["test", "--workspace"],
+        &[
+            ("TICKLAB_SITE", site.as_str()),
+            ("CHROMEDRIVER", chromedriver.as_str()),
+            ("GECKODRIVER", geckodriver.as_str()),
+        ],
+    )?;
     let bindgen_dir = web::ensure_wasm_bindgen()?
         .parent()
         .map(|p| p.to_path_buf())

@@ -1,0 +1,196 @@
+//! WebDriver plumbing shared by the end-to-end tests and `cargo xtask screenshot`: start
+//! `ticklab serve` and a driver, open a session, wait for the page's run to end.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub use fantoccini::Client;
+use fantoccini::ClientBuilder;
+use serde_json::json;
+
+/// Chromium's flags for a headless run as any user, root included, on a closed network.
+pub const CHROMIUM_ARGS: [&str; 9] = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--autoplay-policy=no-user-gesture-required",
+];
+
+/// A child process killed when dropped, so no server outlives the command.
+pub struct Guard(pub Child);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `ticklab serve` on a free port and returns it with the URL it printed.
+pub fn serve(
+    bin: &Path,
+    site: &Path,
+    report: &Path,
+    extra: &[&str],
+) -> Result<(Guard, String), String> {
+    let mut child = Command::new(bin)
+        .arg("serve")
+        .arg("--root")
+        .arg(site)
+        .arg("--report")
+        .arg(report)
+        .args(["--port", "0"])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", bin.display()))?;
+    let out = child.stdout.take().ok_or("no stdout from ticklab serve")?;
+    let guard = Guard(child);
+    let mut line = String::new();
+    BufReader::new(out)
+        .read_line(&mut line)
+        .map_err(|e| format!("ticklab serve: {e}"))?;
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .ok_or_else(|| format!("ticklab serve printed no URL: {line:?}"))?
+        .to_string();
+    Ok((guard, url))
+}
+
+/// A port nothing listens on just now.
+pub fn free_port() -> Result<u16, String> {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+    l.local_addr().map(|a| a.port()).map_err(|e| e.to_string())
+}
+
+/// Connects to a WebDriver server that may still be starting.
+pub async fn connect(port: u16, caps: serde_json::Value) -> Result<Client, String> {
+    let caps = match caps {
+        serde_json::Value::Object(m) => m,
+        _ => return Err("capabilities must be an object".into()),
+    };
+    let started = Instant::now();
+    loop {
+        let c = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps.clone())
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await;
+        match c {
+            Ok(c) => return Ok(c),
+            Err(e) if started.elapsed() > Duration::from_secs(30) => {
+                return Err(format!("no WebDriver session on port {port}: {e}"))
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
+        }
+    }
+}
+
+/// Waits, up to `limit`, for the page's `data-state` to leave "loading" and "running".
+pub async fn wait_done(c: &Client, limit: Duration) -> Result<String, String> {
+    let started = Instant::now();
+    loop {
+        let v = c
+            .execute("return document.body.dataset.state", vec![])
+            .await
+            .map_err(|e| format!("reading the page's state: {e}"))?;
+        let s = v.as_str().unwrap_or("").to_string();
+        if !matches!(s.as_str(), "" | "loading" | "ready" | "running") {
+            return Ok(s);
+        }
+        if started.elapsed() > limit {
+            return Err(format!(
+                "the page was still '{s}' after {} s",
+                limit.as_secs()
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+/// A browser the lab is tested in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Browser {
+    /// Chromium with ChromeDriver.
+    Chromium,
+    /// Firefox with geckodriver.
+    Firefox,
+}
+
+/// A program on PATH.
+pub fn which(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+/// A browser session with its driver; the driver is stopped when this is dropped.
+pub struct Session {
+    /// The WebDriver client.
+    pub client: Client,
+    _driver: Guard,
+    profile: Option<PathBuf>,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Some(p) = &self.profile {
+            let _ = std::fs::remove_dir_all(p);
+        }
+    }
+}
+
+/// Starts `driver` on a free port and opens a headless session of `browser` in a window of
+/// `size`.
+pub async fn open(browser: Browser, driver: &Path, size: (u32, u32)) -> Result<Session, String> {
+    let port = free_port()?;
+    let guard = Guard(
+        Command::new(driver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", driver.display()))?,
+    );
+    let (caps, profile) = match browser {
+        Browser::Chromium => {
+            let chromium = which("chromium")
+                .or_else(|| which("chromium-browser"))
+                .ok_or("no chromium on PATH")?;
+            let profile = std::env::temp_dir()
+                .join(format!("ticklab-chromium-{}-{port}", std::process::id()));
+            let mut args: Vec<String> = CHROMIUM_ARGS.iter().map(|s| s.to_string()).collect();
+            args.push(format!("--window-size={},{}", size.0, size.1));
+            args.push(format!("--user-data-dir={}", profile.display()));
+            let caps = json!({
+                "browserName": "chrome",
+                "goog:chromeOptions": { "binary": chromium, "args": args },
+            });
+            (caps, Some(profile))
+        }
+        Browser::Firefox => {
+            let caps = json!({
+                "browserName": "firefox",
+                "moz:firefoxOptions": {
+                    "args": ["-headless", "-width", size.0.to_string(), "-height", size.1.to_string()],
+                    "prefs": { "media.autoplay.default": 0 },
+                },
+            });
+            (caps, None)
+        }
+    };
+    let client = connect(port, caps).await?;
+    Ok(Session {
+        client,
+        _driver: guard,
+        profile,
+    })
+}
