@@ -705,9 +705,7 @@ pub fn measure<C: Clock + ?Sized>(
         }
     }
     if backwards > 0 {
-        caveats.push(format!(
-            "{backwards} differences went backwards (the clock is not monotonic); they were left out"
-        ));
+        caveats.push(backwards_caveat(backwards));
     }
     if edges.len() < MIN_RELIABLE as usize {
         caveats.push(format!(
@@ -757,6 +755,10 @@ fn with_span_sums(edges: &[u64], segments: &[usize]) -> Vec<u64> {
         }
     }
     all
+}
+
+fn backwards_caveat(n: u64) -> String {
+    format!("{n} differences went backwards (the clock is not monotonic); they were left out")
 }
 
 /// Relative tolerance of the estimate from sampled readings.
@@ -823,9 +825,7 @@ pub fn from_readings(
             .to_string(),
     ];
     if backwards > 0 {
-        caveats.push(format!(
-            "{backwards} differences went backwards (the clock is not monotonic); they were left out"
-        ));
+        caveats.push(backwards_caveat(backwards));
     }
     if edges.len() < MIN_RELIABLE as usize {
         caveats.push(format!(

@@ -122,17 +122,22 @@ fn scatter_with_levels<DB: DrawingBackend>(
     Ok(())
 }
 
+/// Values against their index.
+fn indexed(values: &[f64]) -> Vec<(f64, f64)> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| (i as f64, v))
+        .collect()
+}
+
 /// Raw timings in the order taken: horizontal bands at multiples of the tick.
 pub fn raw<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     values: &[f64],
     unit: &str,
 ) -> PlotResult {
-    let pts: Vec<(f64, f64)> = values
-        .iter()
-        .enumerate()
-        .map(|(i, &v)| (i as f64, v))
-        .collect();
+    let pts = indexed(values);
     scatter(area, "raw timings", "sample", unit, &pts)
 }
 
@@ -143,11 +148,7 @@ pub fn raw_banded<DB: DrawingBackend>(
     levels: &[f64],
     unit: &str,
 ) -> PlotResult {
-    let pts: Vec<(f64, f64)> = values
-        .iter()
-        .enumerate()
-        .map(|(i, &v)| (i as f64, v))
-        .collect();
+    let pts = indexed(values);
     scatter_with_levels(
         area,
         "raw timings and their bands",
