@@ -692,16 +692,7 @@ pub fn measure<C: Clock + ?Sized>(
                  and comes from the GCD of the varied intervals"
                     .into(),
             );
-            let shortest_edge = edges.iter().copied().min().unwrap_or(0) as f64;
-            if estimate.tick * 2.0 > shortest_edge {
-                // Nothing went below the read cadence: the tick may be much finer.
-                estimate.reliable = false;
-                caveats.push(
-                    "no interval was shorter than the reading cadence: the tick found is only \
-                     an upper bound"
-                        .into(),
-                );
-            }
+            caveats.extend(bound_by_cadence(&mut estimate, &edges, "reading cadence"));
         }
     }
     if backwards > 0 {
@@ -755,6 +746,16 @@ fn with_span_sums(edges: &[u64], segments: &[usize]) -> Vec<u64> {
         }
     }
     all
+}
+
+/// When no edge is shorter than twice the tick, the intervals may all be one cadence (reads,
+/// frames): a finer tick would look the same, so the estimate becomes an upper bound.
+fn bound_by_cadence(estimate: &mut TickEstimate, edges: &[u64], cadence: &str) -> Option<String> {
+    let shortest = edges.iter().copied().min().unwrap_or(0) as f64;
+    (estimate.tick * 2.0 > shortest).then(|| {
+        estimate.reliable = false;
+        format!("no interval was shorter than the {cadence}: the tick found is only an upper bound")
+    })
 }
 
 fn backwards_caveat(n: u64) -> String {
@@ -834,16 +835,11 @@ pub fn from_readings(
         ));
     }
     let mut estimate = estimate;
-    let shortest = edges.iter().copied().min().unwrap_or(0) as f64;
-    if estimate.tick * 2.0 > shortest {
-        // Nothing shorter than the sampling cadence: a finer tick would look the same.
-        estimate.reliable = false;
-        caveats.push(
-            "no interval was shorter than the sampling cadence (a frame, a task): the tick \
-             found is only an upper bound"
-                .into(),
-        );
-    }
+    caveats.extend(bound_by_cadence(
+        &mut estimate,
+        &edges,
+        "sampling cadence (a frame, a task)",
+    ));
     let edges_f: Vec<f64> = edges.iter().map(|&d| d as f64).collect();
     Ok(TickResult {
         exact_gcd: exact_gcd(&all),
