@@ -10,6 +10,9 @@ const $ = (id) => document.getElementById(id);
 // Every error the page meets, for the reader and for the end-to-end tests.
 const pageErrors = [];
 self.ticklabErrors = pageErrors;
+// When the first result reached the screen and how long the run took, in ms, for the
+// benchmark (`cargo xtask bench`).
+self.ticklabTimes = {};
 function noteError(msg) {
   pageErrors.push(String(msg));
 }
@@ -345,6 +348,7 @@ async function runAll(ev) {
       $("progress").value = (done + Math.min(1, Math.max(0, f))) / jobs.length;
     };
     status(`Measuring ${entry.info.name}…`);
+    const started = performance.now();
     try {
       let report;
       if (entry.place === "worker") {
@@ -353,7 +357,7 @@ async function runAll(ev) {
         await nextFrame(); // let the status paint before the page is busy
         report = run_clock(state.ctx, entry.id, settings, fit, (p) => { progress(p.fraction); return state.cancelled; }, undefined);
       } else {
-        const s = Number(settings.sample_s || "2");
+        const s = Number(settings.sample_s || "0.5");
         const { readings, elapsed } = await sample(entry.id, s, progress);
         report = analyze_readings(state.ctx, entry.id, new Float64Array(readings), elapsed, settings);
       }
@@ -365,9 +369,11 @@ async function runAll(ev) {
         overhead: null, fits: [], errors: [{ experiment: "run", message: String(e.message || e) }],
       });
     }
+    (self.ticklabTimes.clocks ||= {})[entry.id] = performance.now() - started;
     done += 1;
     $("progress").value = done / jobs.length;
     renderSummary();
+    if (self.ticklabTimes.firstResultMs === undefined) self.ticklabTimes.firstResultMs = performance.now();
   }
   finish(t0);
 }
@@ -376,6 +382,7 @@ function finish(t0) {
   state.running = false;
   $("run").disabled = false;
   $("cancel").disabled = true;
+  self.ticklabTimes.runMs = performance.now() - t0;
   const secs = ((performance.now() - t0) / 1000).toFixed(1);
   try {
     state.report = make_report(
@@ -653,7 +660,33 @@ async function main() {
   renderDetail();
   document.body.dataset.state = "ready";
   fetchNative();
-  if (new URLSearchParams(location.search).has("run")) runAll();
+  const params = new URLSearchParams(location.search);
+  if (params.has("bench")) runBench();
+  else if (params.has("run")) runAll();
+}
+
+// ?bench: the page's benchmark figures, measured in the worker, left in body data-bench.
+function runBench() {
+  document.body.dataset.state = "running";
+  status("Measuring the page's benchmark figures…");
+  const w = newWorker();
+  const timer = setTimeout(() => {
+    w.terminate();
+    noteError("the benchmark gave no answer in 120 s");
+    document.body.dataset.state = "failed";
+  }, 120000);
+  w.onmessage = (ev) => {
+    clearTimeout(timer);
+    if (ev.data.kind === "bench") {
+      document.body.dataset.bench = JSON.stringify(ev.data.rows);
+      status("Benchmark done.");
+      document.body.dataset.state = "done";
+    } else {
+      noteError(ev.data.message);
+      document.body.dataset.state = "failed";
+    }
+  };
+  w.postMessage({ kind: "bench", ctx: state.ctx, counter: state.counter ? state.counter.sab : null });
 }
 
 main();

@@ -1,14 +1,42 @@
 // The lab's worker: spins on clocks so the page never freezes. One message in, one clock
-// measured, progress and the clock's report posted back.
-import init, { run_clock } from "./pkg/ticklab_www.js";
+// measured, progress and the clock's report posted back; or, for ?bench, the page's figures.
+import init, { run_clock, bench } from "./pkg/ticklab_www.js";
 
 const ready = init();
+
+// The baseline of the wasm boundary figure: performance.now read back to back by plain
+// JavaScript, blocks of at least 20 ms timed by performance.now itself, the least per read
+// over a second, in ns.
+function plainLoopNs() {
+  let sink = 0;
+  let len = 1024;
+  for (;;) {
+    const t0 = performance.now();
+    for (let i = 0; i < len; i++) sink += performance.now();
+    if (performance.now() - t0 >= 20 || len >= 2 ** 28) break;
+    len *= 2;
+  }
+  let best = Infinity;
+  const end = performance.now() + 1000;
+  while (performance.now() < end) {
+    const t0 = performance.now();
+    for (let i = 0; i < len; i++) sink += performance.now();
+    best = Math.min(best, ((performance.now() - t0) * 1e6) / len);
+  }
+  self.ticklabSink = sink; // keeps the reads from being optimised away
+  return best;
+}
 
 self.onmessage = async (ev) => {
   const { ctx, id, settings, fit, counter } = ev.data;
   try {
     await ready;
     const cell = counter ? new Int32Array(counter) : undefined;
+    if (ev.data.kind === "bench") {
+      const rows = bench(ctx, plainLoopNs(), cell);
+      self.postMessage({ kind: "bench", rows });
+      return;
+    }
     const report = run_clock(ctx, id, settings, fit, (p) => {
       self.postMessage({ kind: "progress", id, ...p });
       return false;

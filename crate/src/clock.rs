@@ -246,6 +246,12 @@ pub enum ClockFault {
         /// The value returned.
         value: f64,
     },
+    /// A clock built on another found that one frozen: no edge within the reads allowed.
+    #[error("its coarse clock did not change in {reads} reads")]
+    Stalled {
+        /// Reads made while waiting.
+        reads: u64,
+    },
     /// A float clock returned a value too large for 64-bit counts.
     #[error("returned {value}, too large for 64-bit counts")]
     Overflow {

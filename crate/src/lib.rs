@@ -36,6 +36,7 @@ pub mod clock;
 pub mod error;
 pub mod export;
 pub mod fit;
+pub mod interpolate;
 pub mod lab;
 pub mod overhead;
 pub mod report;

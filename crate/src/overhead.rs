@@ -3,6 +3,8 @@
 //! A timing block should last at least 100 × (resolution + overhead) for the timing itself to
 //! perturb it by at most 1% (seed 001). The block of reads here is lengthened by doubling
 //! until it satisfies that rule, and the cost of a read is the minimum over many such blocks.
+//! Blocks run from one edge of the clock to another, so a coarse clock's quantization
+//! costs a read at each end instead of a tick.
 
 use std::hint::black_box;
 
@@ -64,15 +66,60 @@ pub struct OverheadResult {
     pub caveats: Vec<String>,
 }
 
-/// Times `len` back-to-back reads; returns the first and last reading.
+/// Fewest and most reads spent waiting for an edge at either end of a block.
+const EDGE_WAIT: (u64, u64) = (1 << 16, 1 << 32);
+
+/// Reads to wait for an edge: three ticks' worth at the cost seen so far, and never more
+/// than the reads that fit in the time budget at the pace of the last block (`reads` in
+/// `took_s`), so one block overruns the budget by at most its two waits.
+fn edge_wait(tick_counts: f64, cost: f64, budget_s: f64, reads: u64, took_s: f64) -> u64 {
+    let ticks = if cost > 0.0 {
+        3.0 * tick_counts / cost
+    } else {
+        0.0
+    };
+    let in_budget = if took_s > 0.0 {
+        budget_s * reads as f64 / took_s
+    } else {
+        f64::INFINITY
+    };
+    ticks
+        .min(in_budget)
+        .clamp(EDGE_WAIT.0 as f64, EDGE_WAIT.1 as f64) as u64
+}
+
+/// A block of back-to-back reads laid edge to edge: it starts at the read that sees the
+/// clock change and ends at the first change after `len` reads, so its length is a whole
+/// number of ticks and quantization costs at most a read at each end, not a tick.
+/// Returns the readings at both edges and the reads between them; a clock that does not
+/// change within `wait` reads gives a block that is not edge-aligned (its ends may be
+/// equal) and the caller treats it as it would any block.
 #[inline(never)]
-fn block<C: Clock + ?Sized>(clock: &mut C, len: u64) -> (u64, u64) {
-    let start = clock.read();
+fn block<C: Clock + ?Sized>(clock: &mut C, len: u64, wait: u64) -> (u64, u64, u64) {
+    let before = clock.read();
+    let mut start = before;
+    let mut spun = 0u64;
+    while start == before && spun < wait {
+        start = clock.read();
+        spun += 1;
+    }
     for _ in 1..len {
         black_box(clock.read());
     }
-    let end = clock.read();
-    (start, end)
+    // Checked every fourth read: a wait may be most of a coarse clock's block, and a check
+    // at every read would make its reads dearer than those of the loop above. The edge is
+    // then known to within four reads, against blocks of thousands.
+    let last = clock.read();
+    let mut end = last;
+    let mut extra = 0u64;
+    while end == last && extra < wait {
+        black_box(clock.read());
+        black_box(clock.read());
+        black_box(clock.read());
+        end = clock.read();
+        extra += 4;
+    }
+    (start, end, len + extra)
 }
 
 /// Longest block tried, in reads.
@@ -94,16 +141,19 @@ pub fn measure<C: Clock + ?Sized>(
     }
     let info = clock.info().clone();
     // Warm up: caches, the vDSO page, branch predictors.
-    block(clock, 256);
+    for _ in 0..256 {
+        black_box(clock.read());
+    }
 
     // Double the block until it lasts 100 × (tick + overhead).
     let mut len = 64u64;
     let mut reads = 0u64;
+    let mut wait = EDGE_WAIT.0;
     let rule_met = loop {
         let before = run.elapsed();
-        let (a, b) = block(clock, len);
+        let (a, b, n) = block(clock, len, wait);
         let took = run.elapsed() - before;
-        reads += len;
+        reads += n;
         let d = info.diff(a, b);
         if info.looks_backwards(d) {
             // A step backwards spoils this block only; try it again.
@@ -112,7 +162,8 @@ pub fn measure<C: Clock + ?Sized>(
             }
             continue;
         }
-        let cost = d as f64 / len as f64;
+        let cost = d as f64 / n as f64;
+        wait = edge_wait(tick_counts, cost, run.budget().time_s, n, took);
         if d > 0 && d as f64 >= RULE_FACTOR * (tick_counts + cost) {
             break true;
         }
@@ -144,13 +195,13 @@ pub fn measure<C: Clock + ?Sized>(
     let mut costs: Vec<f64> = Vec::new();
     let mut still = 0u64;
     let stop = loop {
-        let (a, b) = block(clock, len);
+        let (a, b, n) = block(clock, len, wait);
         let d = info.diff(a, b);
         // A block over which the clock did not move says nothing of the read's cost.
         if d == 0 {
             still += 1;
         } else if !info.looks_backwards(d) {
-            costs.push(d as f64 / len as f64);
+            costs.push(d as f64 / n as f64);
         }
         // At least one timed block even when the doubling used the whole budget.
         if let Some(s) = run.check(costs.len() as u64)? {

@@ -43,6 +43,7 @@ impl SplitMix64 {
 }
 
 /// The SplitMix64 finaliser: a keyed hash of one word (used for per-interval thresholds).
+#[inline]
 pub fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
@@ -128,9 +129,16 @@ impl TimeSource for SimTime {
 /// A real clock as a time source: counts converted to picoseconds, wraps unwrapped.
 pub struct ClockTime<C> {
     clock: C,
-    ps_per_count: f64,
     last: u64,
-    acc_ps: f64,
+    acc: Acc,
+}
+
+/// Picoseconds so far and per count: whole for a whole-ns period (the common case, kept in
+/// integers so a clamp over a fast clock adds little to its read), else floats.
+#[derive(Clone, Copy)]
+enum Acc {
+    Whole { per: u64, ps: u64 },
+    Float { per: f64, ps: f64 },
 }
 
 impl<C: Clock> ClockTime<C> {
@@ -145,26 +153,38 @@ impl<C: Clock> ClockTime<C> {
                 ),
             )
         })?;
+        let acc = match clock.info().period {
+            CountPeriod::Exact { ns: r } if r.den == 1 && r.num <= u64::MAX / 1000 => Acc::Whole {
+                per: r.num * 1000,
+                ps: 0,
+            },
+            _ => Acc::Float {
+                per: ns * 1000.0,
+                ps: 0.0,
+            },
+        };
         let last = clock.read();
-        Ok(Self {
-            clock,
-            ps_per_count: ns * 1000.0,
-            last,
-            acc_ps: 0.0,
-        })
+        Ok(Self { clock, last, acc })
     }
 }
 
 impl<C: Clock> TimeSource for ClockTime<C> {
+    #[inline]
     fn now_ps(&mut self) -> u64 {
         let r = self.clock.read();
         let d = self.clock.info().diff(self.last, r);
         // A base clock that steps back must not make true time run backwards.
         if !self.clock.info().looks_backwards(d) {
-            self.acc_ps += d as f64 * self.ps_per_count;
             self.last = r;
+            match &mut self.acc {
+                Acc::Whole { per, ps } => *ps = ps.wrapping_add(d.wrapping_mul(*per)),
+                Acc::Float { per, ps } => *ps += d as f64 * *per,
+            }
         }
-        self.acc_ps as u64
+        match self.acc {
+            Acc::Whole { ps, .. } => ps,
+            Acc::Float { ps, .. } => ps as u64,
+        }
     }
 }
 
@@ -270,6 +290,7 @@ impl<S: TimeSource> Clamp<S> {
 }
 
 /// Clamps `t_ns` to `res`, stepping up once past a keyed threshold within each interval.
+#[inline]
 pub fn jittered_clamp(t_ns: u64, res: u64, key: u64) -> u64 {
     let k = t_ns / res;
     let threshold = mix(key ^ k) % res;
@@ -284,6 +305,7 @@ impl<S: TimeSource> Clock for Clamp<S> {
     fn info(&self) -> &ClockInfo {
         &self.info
     }
+    #[inline]
     fn read(&mut self) -> u64 {
         let t = self.src.now_ps() / 1000;
         match self.style {
@@ -500,6 +522,24 @@ impl<S: TimeSource> Clock for RoundedNs<S> {
         // round(counts × num / den) in integers.
         ((2 * counts * num + den) / (2 * den)) as u64
     }
+}
+
+/// The fit benchmark's data: `n` points of seed 000's staircase (359 ns per unit seen
+/// through a 500 ns tick) with up to two ticks of noise, x in runs of ten equal values,
+/// shuffled or sorted by x. The same numbers natively and in wasm, so both time one task.
+pub fn staircase_points(n: usize, shuffled: bool) -> (Vec<f64>, Vec<f64>) {
+    let mut rng = SplitMix64::new(42);
+    let mut x: Vec<f64> = (0..n).map(|i| (i / 10) as f64).collect();
+    if shuffled {
+        for i in (1..n).rev() {
+            x.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+    }
+    let y = x
+        .iter()
+        .map(|&a| 500.0 * ((40.0 + 0.359 * a) / 500.0).floor() + 500.0 * rng.below(3) as f64)
+        .collect();
+    (x, y)
 }
 
 /// "100 µs", "4 ms", "41 ns": a short label for names.

@@ -563,6 +563,38 @@ fn spin(n: u64) -> u64 {
     x
 }
 
+/// Longest time each side of [`dither_range`] spends, in seconds.
+const DITHER_PROBE_S: f64 = 0.001;
+
+/// How many spin steps the dither draws from: 64, or two reads' worth when a read costs more
+/// (a syscall clock, an interpolated clock), so the dithered intervals still vary finely
+/// over a whole read and the GCD can go below it. Costs are compared on the stopwatch.
+fn dither_range<C: Clock + ?Sized>(clock: &mut C, run: &mut Run<'_>) -> u64 {
+    let rate = |run: &mut Run<'_>, f: &mut dyn FnMut()| {
+        let t0 = run.elapsed();
+        let mut n = 0u64;
+        let mut dt = 0.0;
+        while dt < DITHER_PROBE_S && n < 1 << 20 {
+            f();
+            n += 1;
+            dt = run.elapsed() - t0;
+        }
+        n as f64 / dt.max(1e-9)
+    };
+    let reads = rate(run, &mut || {
+        black_box(clock.read());
+    });
+    let spins = rate(run, &mut || {
+        black_box(spin(16));
+    }) * 16.0;
+    let per_read = spins / reads;
+    if per_read.is_finite() {
+        (2.0 * per_read).clamp(64.0, 1e7) as u64
+    } else {
+        64
+    }
+}
+
 /// Measures the tick of `clock`: edge-to-edge sampling (spin until the reading changes,
 /// bounded by time) interleaved with dithered timings (read, a random number of reads and
 /// spins, read), then the estimators over edges, sums of edges and timings.
@@ -583,6 +615,7 @@ pub fn measure<C: Clock + ?Sized>(
     for _ in 0..64 {
         black_box(clock.read());
     }
+    let spin_range = dither_range(clock, run);
     let mut prev = clock.read();
     let mut partial = true; // the first wait after a jump starts mid-tick
     let stop = 'outer: loop {
@@ -637,7 +670,7 @@ pub fn measure<C: Clock + ?Sized>(
                 }
             }
             let m = rng.below(4 * typical + 1);
-            let s = rng.below(64);
+            let s = rng.below(spin_range);
             let a = clock.read();
             for _ in 0..m {
                 black_box(clock.read());

@@ -233,3 +233,39 @@ fn a_lab_report_round_trips_through_json() {
     assert_eq!(v["schema_version"], 1);
     assert_eq!(v["clocks"][0]["info"]["name"], clamp.info().name.as_str());
 }
+
+#[test]
+fn the_same_runs_timed_by_a_fine_reference_agree_with_the_clamp() {
+    let tl = Timeline::new(0);
+    let mut clock = sim_clock(&tl);
+    let mut fine = Counter::new(
+        SimTime::new(&tl, 20_000, 0, 2),
+        Ratio::integer(1).unwrap(),
+        1,
+        64,
+    )
+    .unwrap();
+    let mut work = SimWork::new(&tl, 2e6, 359_000.0, 200_000, 8);
+    let mut sw = tl.stopwatch();
+    let mut q = quiet;
+    let mut opts = FitOptions::new(Budget::new(30.0, 1_000_000).unwrap());
+    opts.n_range = Some((1_000, 30_000));
+    opts.points = 32;
+    opts.runs = 20;
+    let mut run = Run::new("fit", opts.budget, &mut sw, &mut q);
+    let reference = fit::Reference {
+        clock: &mut fine,
+        tick_counts: 1.0,
+    };
+    let (coarse, r) = fit::measure_against(
+        &mut clock, reference, &mut work, 100_000.0, 25.0, &mut run, &opts,
+    )
+    .unwrap();
+    assert_eq!(coarse.points.len(), r.points.len());
+    assert_eq!(coarse.points[0].runs_done, r.points[0].runs_done);
+    let (a, b) = (coarse.slope_ns.unwrap(), r.slope_ns.unwrap());
+    assert!((b / 359.0 - 1.0).abs() < 0.001, "reference {b}");
+    assert!((a / b - 1.0).abs() < 0.01, "{a} against {b}");
+    // The reference brackets the clamp's reads: its intercept is the larger.
+    assert!(r.least_values.line.intercept > 0.0);
+}

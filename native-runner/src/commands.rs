@@ -207,13 +207,15 @@ pub fn list(a: ListArgs) -> Result<(), CliError> {
 }
 
 pub fn run(a: RunArgs) -> Result<(), CliError> {
+    // Sample budgets end the experiments on fine clocks within milliseconds, leaving the
+    // time budgets, and so the ≤ 3 s of the whole run, to the coarse clocks that need them.
     let t = a.time;
-    let mut fit = FitOptions::new(budget(t, None, 0.08, 1_000_000)?);
+    let mut fit = FitOptions::new(budget(t, None, 0.15, 1_000_000)?);
     fit.points = 12;
     fit.runs = 10;
     let plan = Plan {
-        tick: TickOptions::new(budget(t, None, 0.06, 1_000_000)?),
-        overhead: Some(OverheadOptions::new(budget(t, None, 0.03, 100_000)?)),
+        tick: TickOptions::new(budget(t, None, 0.1, 50_000)?),
+        overhead: Some(OverheadOptions::new(budget(t, None, 0.05, 500)?)),
         fits: if a.no_fit {
             vec![]
         } else {

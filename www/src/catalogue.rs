@@ -224,6 +224,23 @@ pub fn entries(ctx: &Context) -> Vec<Entry> {
         Place::Worker,
         false,
         true,
+        no_counter.clone(),
+        1.0,
+    );
+    push(
+        "interpolated-100us",
+        ClockInfo::new(
+            "interpolated 100 µs clamp",
+            ClockKind::Synthetic,
+            CountPeriod::Unknown,
+        )
+        .with_description(
+            "A plain 100 µs clamp of the counter made fine again by counting reads to its next \
+                 edge (Schwarz et al., Fantastic Timers): why browsers add jitter to their clamps",
+        ),
+        Place::Worker,
+        false,
+        true,
         no_counter,
         1.0,
     );

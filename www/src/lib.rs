@@ -14,6 +14,9 @@ use settings::{RawSettings, Settings};
 #[cfg(target_arch = "wasm32")]
 pub use web::*;
 
+#[cfg(target_arch = "wasm32")]
+mod bench;
+
 /// How long the SharedArrayBuffer counter is calibrated against performance.now, in ms.
 pub const CALIBRATION_MS: f64 = 100.0;
 
@@ -56,6 +59,7 @@ mod web {
     use plotters_canvas::CanvasBackend;
     use serde::Serialize;
     use ticklab::clock::{Clock, ClockInfo, ClockKind, CountPeriod, FloatClock};
+    use ticklab::interpolate::Interpolated;
     use ticklab::lab::characterise;
     use ticklab::report::{ClockReport, Environment, Platform, Report};
     use ticklab::run::{Flow, Progress, Stop, Stopwatch};
@@ -87,7 +91,7 @@ mod web {
     }
 
     /// The performance object of this global (window or worker).
-    fn performance() -> Result<Performance, String> {
+    pub(crate) fn performance() -> Result<Performance, String> {
         let g = js_sys::global();
         if let Some(w) = g.dyn_ref::<web_sys::Window>() {
             return w
@@ -119,7 +123,7 @@ mod web {
     }
 
     /// The shared integer a second worker increments; read with Atomics.load.
-    struct SharedCounter {
+    pub(crate) struct SharedCounter {
         info: ClockInfo,
         cell: Int32Array,
     }
@@ -155,6 +159,41 @@ mod web {
         Ok((t1 - t0) * 1e6 / d as f64)
     }
 
+    /// The counter as a clock in ns, calibrated against performance.now.
+    pub(crate) fn counter_clock(
+        cell: Int32Array,
+        perf: &Performance,
+    ) -> Result<SharedCounter, String> {
+        let base = catalogue::entry(&Context::default(), "shared-counter")?.info;
+        let mut c = SharedCounter { info: base, cell };
+        let ns = calibrate(&mut c, perf)?;
+        c.info.period = CountPeriod::Calibrated {
+            ns,
+            against: format!("performance.now over {CALIBRATION_MS} ms"),
+        };
+        Ok(c)
+    }
+
+    /// Seconds the interpolated clock spends counting reads per tick of its clamp.
+    const INTERPOLATION_CALIBRATION_S: f64 = 0.05;
+
+    pub(crate) type InterpolatedCounter = Interpolated<Clamp<ClockTime<SharedCounter>>>;
+
+    /// A 100 µs clamp of the counter in `style`, interpolated.
+    pub(crate) fn interpolated_over_counter(
+        cell: Int32Array,
+        perf: &Performance,
+        style: ClampStyle,
+    ) -> Result<InterpolatedCounter, String> {
+        let c = counter_clock(cell, perf)?;
+        let t = ClockTime::new(c).map_err(|e| e.to_string())?;
+        let base = Clamp::new(t, style, 100_000, 0x7ec1).map_err(|e| e.to_string())?;
+        let p = perf.clone();
+        let mut sw = move || p.now() / 1000.0;
+        Interpolated::calibrate(base, 100_000, &mut sw, INTERPOLATION_CALIBRATION_S)
+            .map_err(|e| e.to_string())
+    }
+
     const DAY_MS: f64 = 86_400_000.0;
 
     fn float_clock(info: ClockInfo, f: impl FnMut() -> f64 + 'static) -> Box<dyn Clock> {
@@ -164,10 +203,10 @@ mod web {
     }
 
     /// A clock of the page and the stopwatch its budgets are kept by.
-    type Built = (Box<dyn Clock>, Box<dyn Stopwatch>);
+    pub(crate) type Built = (Box<dyn Clock>, Box<dyn Stopwatch>);
 
     /// The clock of `entry` and the stopwatch its budgets are kept by.
-    fn build(entry: &Entry, counter: Option<Int32Array>) -> Result<Built, String> {
+    pub(crate) fn build(entry: &Entry, counter: Option<Int32Array>) -> Result<Built, String> {
         let perf = performance()?;
         let p = perf.clone();
         let wall: Box<dyn Stopwatch> = Box::new(move || p.now() / 1000.0);
@@ -197,13 +236,7 @@ mod web {
             }),
             "shared-counter" | "clamp-100us-over-counter" => {
                 let cell = counter.ok_or("no SharedArrayBuffer counter was handed to the lab")?;
-                let base = catalogue::entry(&Context::default(), "shared-counter")?.info;
-                let mut c = SharedCounter { info: base, cell };
-                let ns = calibrate(&mut c, &perf)?;
-                c.info.period = CountPeriod::Calibrated {
-                    ns,
-                    against: format!("performance.now over {CALIBRATION_MS} ms"),
-                };
+                let c = counter_clock(cell, &perf)?;
                 if entry.id == "shared-counter" {
                     Box::new(c)
                 } else {
@@ -212,6 +245,12 @@ mod web {
                         .map_err(|e| e.to_string())?;
                     Box::new(Renamed { info, inner: clamp })
                 }
+            }
+            "interpolated-100us" => {
+                let cell = counter.ok_or("no SharedArrayBuffer counter was handed to the lab")?;
+                let mut c = interpolated_over_counter(cell, &perf, ClampStyle::Firefox)?;
+                c.info_mut().name = info.name.clone();
+                Box::new(c)
             }
             "clamp-1ms-over-now" => {
                 let p = perf.clone();

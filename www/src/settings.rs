@@ -39,6 +39,15 @@ pub struct Settings {
     pub workload: WorkloadKind,
 }
 
+/// Default seconds of the tick experiment, per clock.
+pub const DEFAULT_TICK_S: f64 = 0.2;
+/// Default seconds of the overhead experiment, per clock.
+pub const DEFAULT_OVERHEAD_S: f64 = 0.1;
+/// Default seconds of a fit, per clock that fits.
+pub const DEFAULT_FIT_S: f64 = 0.6;
+/// Default seconds of sampling a clock read at the platform's moments.
+pub const DEFAULT_SAMPLE_S: f64 = 0.5;
+
 /// Longest budget the page accepts for one experiment: a class waits for it.
 pub const MAX_SECONDS: f64 = 120.0;
 
@@ -67,22 +76,24 @@ impl Settings {
             w => WorkloadKind::parse(w).map_err(|e| e.to_string())?,
         };
         Ok(Self {
-            tick_s: seconds("tick time", &raw.tick_s, 0.5)?,
-            overhead_s: seconds("overhead time", &raw.overhead_s, 0.2)?,
-            fit_s: seconds("fit time", &raw.fit_s, 1.5)?,
-            sample_s: seconds("sampling time", &raw.sample_s, 2.0)?,
+            tick_s: seconds("tick time", &raw.tick_s, DEFAULT_TICK_S)?,
+            overhead_s: seconds("overhead time", &raw.overhead_s, DEFAULT_OVERHEAD_S)?,
+            fit_s: seconds("fit time", &raw.fit_s, DEFAULT_FIT_S)?,
+            sample_s: seconds("sampling time", &raw.sample_s, DEFAULT_SAMPLE_S)?,
             workload,
         })
     }
 
     /// The plan for one clock; `scale` shortens every budget (the main thread's share).
+    /// Sample budgets end the experiments on fine clocks early, so the time budgets go to
+    /// the coarse clocks that need them and a full run stays within 10 s.
     pub fn plan(&self, fit: bool, scale: f64) -> Result<Plan, String> {
         let b = |s: f64, samples: u64| {
             Budget::new((s * scale).max(0.01), samples).map_err(|e| e.to_string())
         };
         Ok(Plan {
-            tick: TickOptions::new(b(self.tick_s, 2_000_000)?),
-            overhead: Some(OverheadOptions::new(b(self.overhead_s, 200_000)?)),
+            tick: TickOptions::new(b(self.tick_s, 20_000)?),
+            overhead: Some(OverheadOptions::new(b(self.overhead_s, 500)?)),
             fits: if fit {
                 vec![(self.workload, FitOptions::new(b(self.fit_s, 10_000_000)?))]
             } else {
@@ -107,7 +118,7 @@ mod tests {
     #[test]
     fn empty_fields_take_defaults() {
         let s = Settings::parse(&RawSettings::default()).unwrap();
-        assert_eq!(s.tick_s, 0.5);
+        assert_eq!(s.tick_s, DEFAULT_TICK_S);
         assert_eq!(s.workload, WorkloadKind::Count);
         assert_eq!(s.plan(true, 1.0).unwrap().fits.len(), 1);
         assert!(s.plan(false, 0.5).unwrap().fits.is_empty());

@@ -69,8 +69,9 @@ fn gzipped_len(path: &Path) -> Result<(u64, u64), String> {
     Ok((bytes.len() as u64, out.len() as u64))
 }
 
-/// Builds the page into `www/pkg` and prints the size of each file a browser downloads.
-pub fn build() -> Result<(), String> {
+/// Builds the page into `www/pkg`, prints the size of each file a browser downloads and
+/// assembles the site; returns the gzipped bytes of its wasm and JavaScript.
+pub fn build() -> Result<u64, String> {
     crate::ensure_targets()?;
     let bindgen = ensure_wasm_bindgen()?;
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -134,7 +135,7 @@ pub fn build() -> Result<(), String> {
             "the page's wasm and JavaScript are {gz} bytes gzipped, over the {BUDGET_GZ_BYTES} budget"
         ));
     }
-    Ok(())
+    Ok(gz)
 }
 
 /// Cargo's target directory (CARGO_TARGET_DIR when set).

@@ -13,7 +13,7 @@ mod aarch64;
 mod macos;
 #[cfg(unix)]
 mod posix;
-mod std_clock;
+pub mod std_clock;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;
 
@@ -31,6 +31,8 @@ pub enum NativeClock {
     Instant(std_clock::InstantClock),
     /// A browser-style clamp over Instant.
     Clamp(std_clock::ClampOverInstant),
+    /// A plain clamp over Instant, interpolated (boxed: its calibration makes it large).
+    Interpolated(Box<std_clock::InterpolatedClamp>),
     /// clock_gettime with one clock id.
     #[cfg(unix)]
     Gettime(posix::Gettime),
@@ -60,6 +62,10 @@ macro_rules! each {
         match $self {
             NativeClock::Instant($c) => $body,
             NativeClock::Clamp($c) => $body,
+            NativeClock::Interpolated(b) => {
+                let $c = &mut **b;
+                $body
+            }
             #[cfg(unix)]
             NativeClock::Gettime($c) => $body,
             #[cfg(unix)]
@@ -121,6 +127,7 @@ pub fn catalogue() -> (Vec<Entry>, Vec<CounterFrequency>) {
         out.push(unavailable(name, ClockKind::Monotonic, "macOS only"));
     }
     out.extend(std_clock::clamps());
+    out.push(std_clock::interpolated());
     (out, freqs)
 }
 

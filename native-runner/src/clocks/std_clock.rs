@@ -3,6 +3,7 @@
 use std::time::Instant;
 
 use ticklab::clock::{Clock, ClockInfo, ClockKind, CountPeriod};
+use ticklab::interpolate::Interpolated;
 use ticklab::synthetic::{Clamp, ClampStyle, ClockTime};
 
 use super::{Entry, NativeClock};
@@ -23,7 +24,8 @@ impl Clock for InstantClock {
     }
 }
 
-fn instant() -> InstantClock {
+/// Instant as a clock of ns since now.
+pub fn instant() -> InstantClock {
     InstantClock {
         info: ClockInfo::new("Instant", ClockKind::Monotonic, CountPeriod::NANOSECOND)
             .with_description("std::time::Instant (CLOCK_MONOTONIC on Linux, mach time on macOS)"),
@@ -34,6 +36,42 @@ fn instant() -> InstantClock {
 /// A browser's clamp laid over this machine's Instant, so the same workload can be timed
 /// through a fine clock and through what a page would get.
 pub type ClampOverInstant = Clamp<ClockTime<InstantClock>>;
+
+/// The interpolated clock over a plain 100 µs clamp of Instant.
+pub type InterpolatedClamp = Interpolated<ClampOverInstant>;
+
+/// Seconds spent counting reads per tick of the clamp.
+const INTERPOLATION_CALIBRATION_S: f64 = 0.02;
+
+/// A 100 µs clamp over Instant in `style`, made fine again by interpolation. Against a
+/// plain clamp this is what a page can do; a jittered one defeats it.
+pub fn interpolated_over(style: ClampStyle) -> ticklab::Result<InterpolatedClamp> {
+    let t = ClockTime::new(instant())?;
+    let mut base = Clamp::new(t, style, 100_000, 0x7ec1)?;
+    base.info_mut().name = match style {
+        ClampStyle::Chromium => "jittered 100us clamp over Instant",
+        _ => "plain 100us clamp over Instant",
+    }
+    .into();
+    let start = Instant::now();
+    let mut sw = move || start.elapsed().as_secs_f64();
+    Interpolated::calibrate(base, 100_000, &mut sw, INTERPOLATION_CALIBRATION_S)
+}
+
+/// The catalogue's interpolated clock, over a plain (unjittered) 100 µs clamp of Instant.
+pub fn interpolated() -> Entry {
+    const NAME: &str = "interpolated 100us clamp";
+    match interpolated_over(ClampStyle::Firefox) {
+        Ok(mut c) => {
+            c.info_mut().name = NAME.into();
+            Entry {
+                info: c.info().clone(),
+                clock: Ok(NativeClock::Interpolated(Box::new(c))),
+            }
+        }
+        Err(e) => super::unavailable(NAME, ClockKind::Synthetic, &e.to_string()),
+    }
+}
 
 /// Chromium's 100 µs and Firefox's 1 ms jittered clamps over Instant.
 pub fn clamps() -> Vec<Entry> {

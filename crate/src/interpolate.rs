@@ -1,0 +1,363 @@
+//! Clock interpolation (Schwarz et al., "Fantastic Timers", 2017): a coarse clock plus a count
+//! of spin iterations between its edges is a clock far finer than the coarse tick.
+//!
+//! Calibration counts how many reads of the coarse clock fit in one of its ticks (K). A read
+//! then spins on the coarse clock until its next edge, counting m reads: the read began
+//! m reads before that edge, so its time is `edge × K / tick − m`, in counts of tick / K.
+//! The edge is exact, so calibration error only ever moves a value within one tick; it never
+//! accumulates. The price is the read itself: it waits for an edge, up to a whole tick.
+//!
+//! A single-shot timing starts on an edge ([`Interpolated::start`]) and ends with a read.
+//! A jittered clamp (Chromium's) moves each edge by a random part of a tick, which is exactly
+//! what defeats interpolation: this works against plain clamps and coarse OS clocks.
+
+use serde::{Deserialize, Serialize};
+
+use crate::clock::{Clock, ClockFault, ClockInfo, ClockKind, CountPeriod};
+use crate::error::{invalid, Error, Result};
+use crate::run::Stopwatch;
+
+/// What calibration found.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Calibration {
+    /// Reads of the coarse clock per coarse tick (K), rounded.
+    pub per_tick: u64,
+    /// Coarse ticks counted over.
+    pub ticks: u64,
+    /// Reads counted over them.
+    pub reads: u64,
+    /// Seconds spent.
+    pub elapsed_s: f64,
+}
+
+/// Most reads a read spins before the coarse clock counts as stalled: 8 ticks' worth, or a
+/// quarter second's when that is more (a page's counter worker can be descheduled for
+/// milliseconds on a busy machine; that is a late edge, not a frozen clock).
+const STALL_TICKS: u64 = 8;
+const STALL_S: f64 = 0.25;
+
+/// Spins on `base` until its value differs from `from`, at most `limit` reads.
+/// Returns the new value and the reads made. Never inlined: calibration and reads run this
+/// very machine code, so a read counted in one costs what it costs in the other (inlined
+/// into two callers, the loops differed by 15% in wasm).
+#[inline(never)]
+fn spin_to_edge<C: Clock + ?Sized>(base: &mut C, from: u64, limit: u64) -> (Option<u64>, u64) {
+    let mut reads = 0u64;
+    while reads < limit {
+        let r = base.read();
+        reads += 1;
+        if r != from {
+            return (Some(r), reads);
+        }
+    }
+    (None, reads)
+}
+
+/// A coarse clock made fine by counting reads between its edges.
+pub struct Interpolated<C> {
+    base: C,
+    info: ClockInfo,
+    tick: u64,
+    per_tick: u64,
+    origin: u64,
+    calibration: Calibration,
+    stall_limit: u64,
+    last: u64,
+    fault: Option<ClockFault>,
+}
+
+impl<C: Clock> Interpolated<C> {
+    /// Calibrates over `base`, whose tick is `tick_counts` of its counts, for at least
+    /// `seconds` of `stopwatch` and 8 edges; gives up after `4 × seconds + 1` s without them.
+    pub fn calibrate(
+        mut base: C,
+        tick_counts: u64,
+        stopwatch: &mut dyn Stopwatch,
+        seconds: f64,
+    ) -> Result<Self> {
+        if tick_counts < 2 {
+            return Err(invalid(
+                "coarse tick",
+                format!("{tick_counts} counts: interpolation needs a tick of at least 2 counts"),
+            ));
+        }
+        if !(seconds.is_finite() && seconds > 0.0 && seconds <= 60.0) {
+            return Err(invalid(
+                "calibration time",
+                format!("{seconds} s; expected more than 0 and at most 60"),
+            ));
+        }
+        let bi = base.info().clone();
+        if !bi.monotonic {
+            return Err(invalid(
+                "coarse clock",
+                format!("'{}' may step back: its edges cannot be trusted", bi.name),
+            ));
+        }
+        let t0 = stopwatch.seconds();
+        let give_up = 4.0 * seconds + 1.0;
+        const CHUNK: u64 = 1 << 16;
+        // Spins to the next edge in chunks, so the stopwatch bounds a frozen clock.
+        let next_edge = |base: &mut C, from: u64, sw: &mut dyn Stopwatch| -> Result<(u64, u64)> {
+            let mut total = 0u64;
+            loop {
+                let (edge, reads) = spin_to_edge(base, from, CHUNK);
+                total += reads;
+                if let Some(e) = edge {
+                    return Ok((e, total));
+                }
+                let el = sw.seconds() - t0;
+                if el >= give_up || el.is_nan() {
+                    return Err(Error::Frozen {
+                        clock: bi.name.clone(),
+                        elapsed_s: el,
+                        reads: total,
+                    });
+                }
+            }
+        };
+        for _ in 0..64 {
+            std::hint::black_box(base.read());
+        }
+        let first = base.read();
+        let (origin, _) = next_edge(&mut base, first, stopwatch)?;
+        let (mut at, mut reads, mut edges) = (origin, 0u64, 0u64);
+        loop {
+            let (e, r) = next_edge(&mut base, at, stopwatch)?;
+            reads += r;
+            edges += 1;
+            at = e;
+            if edges >= 8 && stopwatch.seconds() - t0 >= seconds {
+                break;
+            }
+        }
+        if let Some(f) = base.take_fault() {
+            return Err(Error::Fault {
+                clock: bi.name.clone(),
+                fault: f,
+            });
+        }
+        let span = bi.diff(origin, at);
+        if bi.looks_backwards(span) {
+            return Err(invalid(
+                "coarse clock",
+                format!("'{}' stepped back during calibration", bi.name),
+            ));
+        }
+        // Ticks elapsed, from the values: an edge may skip ticks when a read is slow.
+        let ticks = (span as f64 / tick_counts as f64).round().max(1.0) as u64;
+        let per_tick = ((reads as f64 / ticks as f64).round() as u64).max(1);
+        let el = (stopwatch.seconds() - t0).max(1e-9);
+        let per_s = reads as f64 / el;
+        let stall_limit = ((STALL_S * per_s) as u64).max(STALL_TICKS.saturating_mul(per_tick));
+        let calibration = Calibration {
+            per_tick,
+            ticks,
+            reads,
+            elapsed_s: stopwatch.seconds() - t0,
+        };
+        let period = match bi.period.ns_per_count() {
+            Some(ns) => CountPeriod::Calibrated {
+                ns: ns * tick_counts as f64 / per_tick as f64,
+                against: format!("{ticks} ticks of {}", bi.name),
+            },
+            None => CountPeriod::Unknown,
+        };
+        let mut info = ClockInfo::new(
+            format!("interpolated {}", bi.name),
+            ClockKind::Synthetic,
+            period,
+        )
+        .with_description(format!(
+            "{} made finer by counting reads to its next edge ({per_tick} per tick); a \
+                 read waits for that edge",
+            bi.name
+        ))
+        .non_monotonic();
+        if let Some(d) = info.period.ns_per_count() {
+            info = info.with_claim(d, "calibration: one read of the coarse clock");
+        }
+        Ok(Self {
+            base,
+            info,
+            tick: tick_counts,
+            per_tick,
+            origin,
+            calibration,
+            stall_limit,
+            last: 0,
+            fault: None,
+        })
+    }
+
+    /// What calibration found.
+    pub fn calibration(&self) -> &Calibration {
+        &self.calibration
+    }
+
+    /// The clock's name, description and claim, for a front end to adjust.
+    pub fn info_mut(&mut self) -> &mut ClockInfo {
+        &mut self.info
+    }
+
+    /// A coarse value in this clock's counts.
+    fn scale(&self, coarse: u64) -> u64 {
+        let d = self.base.info().diff(self.origin, coarse) as u128;
+        (d * self.per_tick as u128 / self.tick as u128) as u64
+    }
+
+    fn spin(&mut self) -> Option<(u64, u64)> {
+        let from = self.base.read();
+        let limit = self.stall_limit;
+        match spin_to_edge(&mut self.base, from, limit) {
+            (Some(e), m) => Some((self.scale(e), m)),
+            (None, reads) => {
+                self.fault.get_or_insert(ClockFault::Stalled { reads });
+                None
+            }
+        }
+    }
+
+    /// Waits for the next edge and returns its time exactly: the start of a single-shot
+    /// timing that ends with [`Clock::read`].
+    pub fn start(&mut self) -> u64 {
+        match self.spin() {
+            Some((e, _)) => {
+                self.last = e;
+                e
+            }
+            None => self.last,
+        }
+    }
+}
+
+impl<C: Clock> Clock for Interpolated<C> {
+    fn info(&self) -> &ClockInfo {
+        &self.info
+    }
+
+    /// The time this read began: the next edge less the reads spun to reach it.
+    fn read(&mut self) -> u64 {
+        match self.spin() {
+            Some((e, m)) => {
+                self.last = e.wrapping_sub(m);
+                self.last
+            }
+            None => self.last,
+        }
+    }
+
+    fn take_fault(&mut self) -> Option<ClockFault> {
+        self.fault.take().or_else(|| self.base.take_fault())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synthetic::{Clamp, ClampStyle, Counter, SimTime, Timeline};
+
+    /// A 100 µs floor clamp over simulated time where each read costs 25 ns.
+    fn clamp(tl: &Timeline) -> Clamp<SimTime> {
+        Clamp::new(
+            SimTime::new(tl, 25_000, 0, 3),
+            ClampStyle::Firefox,
+            100_000,
+            1,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn calibration_counts_reads_per_tick() {
+        let tl = Timeline::new(0);
+        let mut sw = tl.stopwatch();
+        let c = Interpolated::calibrate(clamp(&tl), 100_000, &mut sw, 0.01).unwrap();
+        assert_eq!(c.calibration().per_tick, 4000);
+        let ns = c.info().period.ns_per_count().unwrap();
+        assert!((ns - 25.0).abs() < 1e-9, "{ns}");
+    }
+
+    #[test]
+    fn single_shot_timing_resolves_far_below_the_tick() {
+        let tl = Timeline::new(0);
+        let mut sw = tl.stopwatch();
+        let mut c = Interpolated::calibrate(clamp(&tl), 100_000, &mut sw, 0.01).unwrap();
+        let ns = c.info().period.ns_per_count().unwrap();
+        for work_ns in [3_000u64, 31_337, 77_777, 250_001] {
+            let a = c.start();
+            tl.advance(work_ns * 1000);
+            let b = c.read();
+            let got = b.wrapping_sub(a) as f64 * ns;
+            assert!(
+                (got - work_ns as f64).abs() <= 60.0,
+                "{work_ns} ns timed as {got}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_frozen_coarse_clock_fails_calibration_within_its_budget() {
+        let tl = Timeline::new(0);
+        let mut sw = tl.stopwatch();
+        let frozen = crate::synthetic::Frozen::new(SimTime::new(&tl, 25_000, 0, 1), 5);
+        let e = Interpolated::calibrate(frozen, 1000, &mut sw, 0.01)
+            .err()
+            .unwrap();
+        assert!(matches!(e, Error::Frozen { .. }), "{e}");
+        assert!(tl.now_ps() < 2_000_000_000_000);
+    }
+
+    /// A 1 µs counter that stops advancing after `until` reads.
+    struct Stops {
+        inner: Counter<SimTime>,
+        reads: u64,
+        until: u64,
+        last: u64,
+    }
+
+    impl Clock for Stops {
+        fn info(&self) -> &ClockInfo {
+            self.inner.info()
+        }
+        fn read(&mut self) -> u64 {
+            self.reads += 1;
+            // Time goes on (the read still costs), the value stops.
+            let v = self.inner.read();
+            if self.reads <= self.until {
+                self.last = v;
+            }
+            self.last
+        }
+    }
+
+    #[test]
+    fn a_stall_after_calibration_is_a_fault_not_a_hang() {
+        let tl = Timeline::new(0);
+        let mut sw = tl.stopwatch();
+        let inner = Counter::new(
+            SimTime::new(&tl, 1_000, 0, 1),
+            crate::clock::Ratio::integer(1).unwrap(),
+            1000,
+            64,
+        )
+        .unwrap();
+        let base = Stops {
+            inner,
+            reads: 0,
+            until: 3_000_000,
+            last: 0,
+        };
+        let mut c = Interpolated::calibrate(base, 1000, &mut sw, 0.001).unwrap();
+        assert!(c.take_fault().is_none());
+        let before = c.read();
+        assert!(c.take_fault().is_none());
+        // Past `until` the base is frozen: each read gives up after a bounded spin.
+        for _ in 0..3_000 {
+            c.read();
+        }
+        assert!(matches!(c.take_fault(), Some(ClockFault::Stalled { .. })));
+        assert!(c.read() >= before);
+        assert!(Interpolated::calibrate(clamp(&tl), 1, &mut sw, 0.01).is_err());
+    }
+}

@@ -1,0 +1,530 @@
+//! The native figures of BENCHMARKS.md, one run each (`cargo xtask bench` gathers them with
+//! the page's): read-cost fidelity against hand-written loops, sub-tick slopes through
+//! coarse clocks, interpolated single shots, `ticklab run`'s wall time and the least-values
+//! fit's speed. Prints a JSON array of figures (to `--out FILE` when given).
+
+use std::hint::black_box;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use ticklab::clock::Clock;
+use ticklab::fit::{self, FitOptions, FitResult, Reference};
+use ticklab::lab::{characterise, Plan};
+use ticklab::overhead::OverheadOptions;
+use ticklab::run::{quiet, Budget, Run};
+use ticklab::stats::Summary;
+use ticklab::synthetic::{jittered_clamp, staircase_points, ClampStyle};
+use ticklab::tick::{self, TickOptions};
+use ticklab::workload::{CountDown, Workload};
+use ticklab_native::clocks::{self, std_clock, NativeClock, Visitor};
+
+/// One line of the table.
+#[derive(Serialize)]
+struct Figure {
+    figure: u8,
+    name: String,
+    target: String,
+    measured: String,
+    /// None when the row is shown for contrast and has no target.
+    ok: Option<bool>,
+    note: String,
+}
+
+fn figure(figure: u8, name: &str, target: &str, measured: String, ok: Option<bool>) -> Figure {
+    Figure {
+        figure,
+        name: name.into(),
+        target: target.into(),
+        measured,
+        ok,
+        note: String::new(),
+    }
+}
+
+fn secs() -> impl FnMut() -> f64 {
+    let start = Instant::now();
+    move || start.elapsed().as_secs_f64()
+}
+
+fn median(v: &[f64]) -> f64 {
+    Summary::of(v).map_or(f64::NAN, |s| s.median)
+}
+
+/// The cost of one call of `read` in ns: the least over 0.2 s of Instant-timed blocks that
+/// last at least 1 ms each. The reads are the whole loop: nothing converts their values.
+fn hand<T, F: FnMut() -> T>(mut read: F) -> f64 {
+    for _ in 0..1000 {
+        black_box(read());
+    }
+    let mut len = 16u64;
+    loop {
+        let t = Instant::now();
+        for _ in 0..len {
+            black_box(read());
+        }
+        if t.elapsed() >= Duration::from_millis(1) || len >= 1 << 30 {
+            break;
+        }
+        len *= 2;
+    }
+    let start = Instant::now();
+    let mut best = f64::INFINITY;
+    while start.elapsed() < Duration::from_millis(200) {
+        // A read first, so a read that waits for an edge starts the block on one.
+        black_box(read());
+        let t = Instant::now();
+        for _ in 0..len {
+            black_box(read());
+        }
+        best = best.min(t.elapsed().as_nanos() as f64 / len as f64);
+    }
+    best
+}
+
+extern "C" {
+    /// C's clock(); the libc crate does not bind it.
+    fn clock() -> libc::clock_t;
+}
+
+// One out-parameter for all reads: handing the struct itself to black_box would store it at
+// every read and cost more than the call (4.6 ns of 20 ns measured for clock_gettime).
+fn gettime(id: libc::clockid_t) -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    hand(|| unsafe { libc::clock_gettime(id, &mut ts) })
+}
+
+/// The minimal loop for the clock named `name`, when there is one.
+fn hand_cost(name: &str) -> Option<f64> {
+    let start = Instant::now();
+    let ns = move || start.elapsed().as_nanos() as u64;
+    Some(match name {
+        "CLOCK_REALTIME" => gettime(libc::CLOCK_REALTIME),
+        "CLOCK_MONOTONIC" => gettime(libc::CLOCK_MONOTONIC),
+        "CLOCK_MONOTONIC_RAW" => gettime(libc::CLOCK_MONOTONIC_RAW),
+        "CLOCK_REALTIME_COARSE" => gettime(libc::CLOCK_REALTIME_COARSE),
+        "CLOCK_MONOTONIC_COARSE" => gettime(libc::CLOCK_MONOTONIC_COARSE),
+        "CLOCK_BOOTTIME" => gettime(libc::CLOCK_BOOTTIME),
+        "CLOCK_PROCESS_CPUTIME_ID" => gettime(libc::CLOCK_PROCESS_CPUTIME_ID),
+        "CLOCK_THREAD_CPUTIME_ID" => gettime(libc::CLOCK_THREAD_CPUTIME_ID),
+        "gettimeofday" => {
+            let mut tv = libc::timeval {
+                tv_sec: 0,
+                tv_usec: 0,
+            };
+            hand(|| unsafe { libc::gettimeofday(&mut tv, std::ptr::null_mut()) })
+        }
+        "time" => hand(|| unsafe { libc::time(std::ptr::null_mut()) }),
+        "clock" => hand(|| unsafe { clock() }),
+        // Reading an Instant means asking how much time has elapsed since another.
+        "Instant" => hand(|| start.elapsed()),
+        #[cfg(target_arch = "x86_64")]
+        "rdtsc" => hand(|| unsafe { std::arch::x86_64::_rdtsc() }),
+        #[cfg(target_arch = "x86_64")]
+        "rdtscp" => hand(|| {
+            let mut aux = 0u32;
+            unsafe { std::arch::x86_64::__rdtscp(&mut aux) }
+        }),
+        #[cfg(target_arch = "x86_64")]
+        "lfence+rdtsc" => hand(|| unsafe {
+            std::arch::x86_64::_mm_lfence();
+            std::arch::x86_64::_rdtsc()
+        }),
+        "chromium 100us clamp" => hand(|| jittered_clamp(ns(), 100_000, 7)),
+        "firefox 1ms clamp" => hand(|| jittered_clamp(ns(), 1_000_000, 7)),
+        // A read of the interpolated clock is a wait for the plain clamp's next edge.
+        "interpolated 100us clamp" => hand(|| {
+            let from = ns() / 100_000;
+            let mut now = from;
+            while now == from {
+                now = ns() / 100_000;
+            }
+            now
+        }),
+        _ => return None,
+    })
+}
+
+/// The lab's tick and overhead experiments on a clock; the overhead's cost of a read, in ns.
+struct LabCost {
+    slow: bool,
+}
+
+impl Visitor for LabCost {
+    type Output = Result<f64, String>;
+    fn visit<C: Clock>(self, clock: &mut C) -> Self::Output {
+        // A 1 s tick needs a few seconds to be seen at all.
+        let (t, o) = if self.slow { (2.5, 6.0) } else { (0.2, 0.3) };
+        let plan = Plan {
+            tick: TickOptions::new(Budget::new(t, 1_000_000).map_err(|e| e.to_string())?),
+            overhead: Some(OverheadOptions::new(
+                Budget::new(o, 100_000).map_err(|e| e.to_string())?,
+            )),
+            fits: vec![],
+        };
+        let mut sw = secs();
+        let mut q = quiet;
+        let r = characterise(clock, &mut sw, &mut q, &plan).map_err(|e| e.to_string())?;
+        if let Some(e) = r.errors.first() {
+            return Err(format!("{} failed: {}", e.experiment, e.message));
+        }
+        r.overhead
+            .and_then(|o| o.per_read_ns)
+            .ok_or_else(|| "no cost in ns".into())
+    }
+}
+
+fn read_costs(out: &mut Vec<Figure>) {
+    let (entries, _) = clocks::catalogue();
+    for e in entries {
+        let Ok(mut c) = e.clock else { continue };
+        let name = e.info.name.clone();
+        if name.starts_with("getrusage") {
+            // Their time is CPU time charged by the scheduler tick to user or system: a read
+            // costs little of its own kind of time, so no wall-timed loop compares.
+            let mut f = figure(
+                1,
+                &format!("read cost, {name}: in its own time"),
+                "(not comparable)",
+                match c.visit(LabCost { slow: false }) {
+                    Ok(ns) => fmt_ns(ns),
+                    Err(why) => why,
+                },
+                None,
+            );
+            f.note = "CPU time charged by the scheduler tick; a read is a system call".into();
+            out.push(f);
+            continue;
+        }
+        let Some(hand_ns) = hand_cost(&name) else {
+            continue;
+        };
+        let slow = e.info.claimed.as_ref().is_some_and(|c| c.ns >= 0.5e9);
+        let row = match c.visit(LabCost { slow }) {
+            Ok(lab_ns) => {
+                let r = lab_ns / hand_ns;
+                let mut f = figure(
+                    1,
+                    &format!("read cost, {name}: lab / hand-written loop"),
+                    "≤ 1.05",
+                    format!("{r:.3} ({} / {})", fmt_ns(lab_ns), fmt_ns(hand_ns)),
+                    Some(r <= 1.05),
+                );
+                if r < 0.95 {
+                    f.note = "the lab's least block beat the hand loop's by more than 5%".into();
+                }
+                f
+            }
+            Err(why) => {
+                let mut f = figure(
+                    1,
+                    &format!("read cost, {name}: lab / hand-written loop"),
+                    "≤ 1.05",
+                    "failed".into(),
+                    Some(false),
+                );
+                f.note = why;
+                f
+            }
+        };
+        eprintln!("  {}: {}", row.name, row.measured);
+        out.push(row);
+    }
+}
+
+/// The fits of the same runs through a coarse clock and a fine reference.
+struct Coarse<'a> {
+    reference: &'a mut NativeClock,
+    opts: FitOptions,
+}
+
+struct WithReference<'a, K> {
+    coarse: &'a mut K,
+    tick: f64,
+    opts: FitOptions,
+}
+
+impl Visitor for Coarse<'_> {
+    type Output = Result<(FitResult, FitResult), String>;
+    fn visit<C: Clock>(self, coarse: &mut C) -> Self::Output {
+        let mut sw = secs();
+        let mut q = quiet;
+        let budget = Budget::new(0.5, 100_000).map_err(|e| e.to_string())?;
+        let mut run = Run::new("tick", budget, &mut sw, &mut q);
+        let t = tick::measure(coarse, &mut run, &TickOptions::new(budget))
+            .map_err(|e| e.to_string())?;
+        self.reference.visit(WithReference {
+            coarse,
+            tick: t.estimate.tick,
+            opts: self.opts,
+        })
+    }
+}
+
+impl<K: Clock> Visitor for WithReference<'_, K> {
+    type Output = Result<(FitResult, FitResult), String>;
+    fn visit<R: Clock>(self, reference: &mut R) -> Self::Output {
+        let mut sw = secs();
+        let mut q = quiet;
+        let mut run = Run::new("fit", self.opts.budget, &mut sw, &mut q);
+        let r = Reference {
+            clock: reference,
+            tick_counts: 1.0,
+        };
+        fit::measure_against(
+            self.coarse,
+            r,
+            &mut CountDown,
+            self.tick,
+            0.0,
+            &mut run,
+            &self.opts,
+        )
+        .map_err(|e| e.to_string())
+    }
+}
+
+fn take(name: &str) -> Result<NativeClock, String> {
+    clocks::catalogue()
+        .0
+        .into_iter()
+        .find(|e| e.info.name == name)
+        .ok_or_else(|| format!("no clock '{name}'"))?
+        .clock
+}
+
+fn sub_tick(out: &mut Vec<Figure>) {
+    for (coarse, fine, target_ms, points) in [
+        ("chromium 100us clamp", "Instant", 20.0, 24),
+        ("CLOCK_MONOTONIC_COARSE", "CLOCK_MONOTONIC", 200.0, 48),
+    ] {
+        let name = format!("count slope, {coarse} / {fine}, same runs, ≤ 5 s");
+        let measured = (|| {
+            let mut c = take(coarse)?;
+            let mut f = take(fine)?;
+            let mut opts = FitOptions::new(Budget::new(5.0, 1_000_000).map_err(|e| e.to_string())?);
+            opts.points = points;
+            opts.runs = 100_000;
+            opts.target_ns = Some(target_ms * 1e6);
+            let (a, b) = c.visit(Coarse {
+                reference: &mut f,
+                opts,
+            })?;
+            let (sa, sb) = (
+                a.slope_ns.unwrap_or(f64::NAN),
+                b.slope_ns.unwrap_or(f64::NAN),
+            );
+            let tick_ns = a.tick_counts * a.ns_per_count.unwrap_or(f64::NAN);
+            let runs: u64 = a.points.iter().map(|p| p.runs_done).sum();
+            Ok::<_, String>((sa, sb, tick_ns, a.elapsed_s, runs))
+        })();
+        let row = match measured {
+            Ok((sa, sb, tick_ns, el, runs)) => {
+                let dev = (sa / sb - 1.0).abs();
+                let mut f = figure(
+                    3,
+                    &name,
+                    "within 1%",
+                    format!("{:.2}% ({sa:.4} vs {sb:.4} ns/iteration)", dev * 100.0),
+                    Some(dev <= 0.01),
+                );
+                f.note = format!(
+                    "tick {}, {runs} runs in {el:.1} s: the slope is {:.0}× finer than the tick",
+                    fmt_ns(tick_ns),
+                    tick_ns / (sa * dev.max(1e-6))
+                );
+                f
+            }
+            Err(why) => {
+                let mut f = figure(3, &name, "within 1%", "failed".into(), Some(false));
+                f.note = why;
+                f
+            }
+        };
+        eprintln!("  {}: {}", row.name, row.measured);
+        out.push(row);
+    }
+}
+
+/// Count-down size whose run lasts about `ns` on Instant.
+fn size_for(ns: f64) -> u64 {
+    let mut w = CountDown;
+    let mut n = 1024u64;
+    loop {
+        let t = Instant::now();
+        w.run(n);
+        let took = t.elapsed().as_nanos() as f64;
+        if took >= ns / 4.0 || n >= 1 << 34 {
+            return ((n as f64) * ns / took.max(1.0)).max(1.0) as u64;
+        }
+        n *= 2;
+    }
+}
+
+fn interpolation(out: &mut Vec<Figure>) {
+    let n = size_for(30_000.0);
+    for (style, label, target) in [
+        (ClampStyle::Firefox, "plain", true),
+        (ClampStyle::Chromium, "jittered", false),
+    ] {
+        let name =
+            format!("interpolated {label} 100 µs clamp: single shots of ~30 µs, median |error|");
+        let measured = (|| {
+            let mut c = std_clock::interpolated_over(style).map_err(|e| e.to_string())?;
+            let ns = c.info().period.ns_per_count().ok_or("no period")?;
+            let mut fine = std_clock::instant();
+            let mut w = CountDown;
+            let mut errors = Vec::new();
+            let mut truth = Vec::new();
+            for _ in 0..1000 {
+                let t0 = c.start();
+                let f0 = fine.read();
+                w.run(n);
+                let f1 = fine.read();
+                let t1 = c.read();
+                let real = f1.wrapping_sub(f0) as f64;
+                errors.push((t1.wrapping_sub(t0) as f64 * ns - real).abs());
+                truth.push(real);
+            }
+            if let Some(f) = c.take_fault() {
+                return Err(f.to_string());
+            }
+            Ok::<_, String>((
+                median(&errors),
+                median(&truth),
+                ns,
+                c.calibration().per_tick,
+            ))
+        })();
+        let row = match measured {
+            Ok((err, real, ns, k)) => {
+                let mut f = figure(
+                    4,
+                    &name,
+                    if target { "≤ 1 µs" } else { "(contrast)" },
+                    fmt_ns(err),
+                    target.then_some(err <= 1000.0),
+                );
+                f.note = format!(
+                    "workload {} median; {k} reads per 100 µs tick, so one count is {}",
+                    fmt_ns(real),
+                    fmt_ns(ns)
+                );
+                if !target {
+                    f.note
+                        .push_str("; the jitter moves each edge by a random part of a tick");
+                }
+                f
+            }
+            Err(why) => {
+                let mut f = figure(4, &name, "≤ 1 µs", "failed".into(), target.then_some(false));
+                f.note = why;
+                f
+            }
+        };
+        eprintln!("  {}: {}", row.name, row.measured);
+        out.push(row);
+    }
+}
+
+fn run_wall(out: &mut Vec<Figure>) {
+    let bin = env!("CARGO_BIN_EXE_ticklab");
+    let mut walls = Vec::new();
+    let mut note = String::new();
+    for _ in 0..3 {
+        let t = Instant::now();
+        let o = Command::new(bin).args(["run", "--json"]).output();
+        walls.push(t.elapsed().as_secs_f64());
+        match o {
+            Ok(o) if o.status.success() => {
+                let text = String::from_utf8_lossy(&o.stdout);
+                if let Ok(r) = ticklab::Report::from_json(&text) {
+                    let here = r.clocks.iter().filter(|c| c.unavailable_reason.is_none());
+                    let (all, ticked): (Vec<_>, Vec<_>) =
+                        here.map(|c| (1, c.tick.is_some() as u32)).unzip();
+                    note = format!(
+                        "{} of {} clocks here got a tick",
+                        ticked.iter().sum::<u32>(),
+                        all.len()
+                    );
+                }
+            }
+            Ok(o) => note = format!("ticklab run exited {}", o.status),
+            Err(e) => note = format!("cannot start {bin}: {e}"),
+        }
+    }
+    let m = median(&walls);
+    let mut f = figure(
+        5,
+        "`ticklab run` on every clock, wall, median of 3",
+        "≤ 3 s",
+        format!("{m:.2} s"),
+        Some(m <= 3.0),
+    );
+    f.note = note;
+    eprintln!("  {}: {}", f.name, f.measured);
+    out.push(f);
+}
+
+fn least_values(out: &mut Vec<Figure>) {
+    for shuffled in [false, true] {
+        let (x, y) = staircase_points(1_000_000, shuffled);
+        let mut t = Vec::new();
+        for _ in 0..21 {
+            let s = Instant::now();
+            black_box(fit::least_values(black_box(&x), black_box(&y)).ok());
+            t.push(s.elapsed().as_secs_f64() * 1e3);
+        }
+        let m = median(&t);
+        let order = if shuffled { "shuffled" } else { "sorted" };
+        let f = figure(
+            6,
+            &format!("least-values fit, 1 000 000 {order} points, native, median of 21"),
+            "≤ 50 ms",
+            format!("{m:.1} ms"),
+            Some(m <= 50.0),
+        );
+        eprintln!("  {}: {}", f.name, f.measured);
+        out.push(f);
+    }
+}
+
+fn fmt_ns(ns: f64) -> String {
+    if !ns.is_finite() {
+        "-".into()
+    } else if ns >= 1e6 {
+        format!("{:.3} ms", ns / 1e6)
+    } else if ns >= 1e3 {
+        format!("{:.2} µs", ns / 1e3)
+    } else {
+        format!("{ns:.2} ns")
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let out = args
+        .iter()
+        .position(|a| a == "--out")
+        .and_then(|i| args.get(i + 1).cloned());
+    let mut figures = Vec::new();
+    eprintln!("native figures:");
+    read_costs(&mut figures);
+    sub_tick(&mut figures);
+    interpolation(&mut figures);
+    run_wall(&mut figures);
+    least_values(&mut figures);
+    let json = serde_json::to_string_pretty(&figures).expect("figures serialise");
+    match out {
+        Some(path) => {
+            if let Err(e) = std::fs::write(&path, json) {
+                eprintln!("floors: cannot write {path}: {e}");
+                std::process::exit(1);
+            }
+        }
+        None => println!("{json}"),
+    }
+}

@@ -1,0 +1,69 @@
+//! The `ticklab` command as a library: this machine's clocks behind the core's `Clock`
+//! trait ([`clocks`]), and the command itself ([`main`]), so benchmarks reach the same
+//! clocks the command measures.
+//!
+//! Exit codes: 0 ok, 2 bad usage or input, 1 a measurement that failed (with the reason).
+
+mod analyze;
+mod cli;
+pub mod clocks;
+mod commands;
+mod cpu_wall;
+mod output;
+mod progress;
+mod serve;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+/// What went wrong, and so which exit code.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// Bad usage or input: exit 2.
+    #[error("{0}")]
+    Usage(String),
+    /// A measurement failed: exit 1.
+    #[error("{0}")]
+    Measurement(String),
+    /// Output could not be written: exit 1.
+    #[error("{0}")]
+    Output(String),
+}
+
+impl From<ticklab::Error> for CliError {
+    fn from(e: ticklab::Error) -> Self {
+        match e {
+            ticklab::Error::Invalid { .. }
+            | ticklab::Error::NoData(_)
+            | ticklab::Error::Report(_) => CliError::Usage(e.to_string()),
+            _ => CliError::Measurement(e.to_string()),
+        }
+    }
+}
+
+/// Parses the command line and runs the command.
+pub fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    let result = match cli.command {
+        None => commands::run(cli::RunArgs::default()),
+        Some(cli::Command::List(a)) => commands::list(a),
+        Some(cli::Command::Run(a)) => commands::run(a),
+        Some(cli::Command::Tick(a)) => commands::tick(a),
+        Some(cli::Command::Overhead(a)) => commands::overhead(a),
+        Some(cli::Command::Fit(a)) => commands::fit(a),
+        Some(cli::Command::Analyze(a)) => analyze::analyze(a),
+        Some(cli::Command::CpuVsWall(a)) => cpu_wall::cpu_vs_wall(a),
+        Some(cli::Command::Serve(a)) => serve::serve(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("ticklab: {e}");
+            match e {
+                CliError::Usage(_) => ExitCode::from(2),
+                _ => ExitCode::from(1),
+            }
+        }
+    }
+}

@@ -1,0 +1,281 @@
+//! The page's figures of BENCHMARKS.md, measured in the lab's worker: the cost of
+//! performance.now through wasm, a slope through a 100 µs clamp against the counter on the
+//! same runs, interpolated single shots, and the least-values fit's speed in wasm.
+
+use js_sys::Int32Array;
+use serde::Serialize;
+use ticklab::clock::Clock;
+use ticklab::fit::{self, FitOptions, Reference};
+use ticklab::lab::{characterise, Plan};
+use ticklab::overhead::OverheadOptions;
+use ticklab::run::{quiet, Budget, Run};
+use ticklab::stats::Summary;
+use ticklab::synthetic::{staircase_points, Clamp, ClampStyle, ClockTime};
+use ticklab::tick::{self, TickOptions};
+use ticklab::workload::{CountDown, Workload};
+use wasm_bindgen::prelude::*;
+use web_sys::Performance;
+
+use crate::catalogue::{self, Context};
+use crate::web::{build, counter_clock, interpolated_over_counter, performance};
+
+/// One line of the table; the same fields as the native benchmark's.
+#[derive(Serialize)]
+struct Figure {
+    figure: u8,
+    name: String,
+    target: String,
+    measured: String,
+    ok: Option<bool>,
+    note: String,
+}
+
+fn row(
+    figure: u8,
+    name: &str,
+    target: &str,
+    measured: Result<(String, bool, String), String>,
+) -> Figure {
+    let has_target = !target.starts_with('(');
+    match measured {
+        Ok((m, ok, note)) => Figure {
+            figure,
+            name: name.into(),
+            target: target.into(),
+            measured: m,
+            ok: has_target.then_some(ok),
+            note,
+        },
+        Err(why) => Figure {
+            figure,
+            name: name.into(),
+            target: target.into(),
+            measured: "failed".into(),
+            ok: has_target.then_some(false),
+            note: why,
+        },
+    }
+}
+
+fn err(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+fn median(v: &[f64]) -> f64 {
+    Summary::of(v).map_or(f64::NAN, |s| s.median)
+}
+
+fn fmt_ns(ns: f64) -> String {
+    if ns >= 1e6 {
+        format!("{:.3} ms", ns / 1e6)
+    } else if ns >= 1e3 {
+        format!("{:.2} µs", ns / 1e3)
+    } else {
+        format!("{ns:.2} ns")
+    }
+}
+
+/// The lab's cost of a performance.now read in this worker, in ns.
+fn lab_read_ns(ctx: &Context) -> Result<f64, String> {
+    let entry = catalogue::entry(ctx, "performance.now")?;
+    let (mut clock, mut sw) = build(&entry, None)?;
+    let plan = Plan {
+        tick: TickOptions::new(Budget::new(0.3, 200_000).map_err(err)?),
+        overhead: Some(OverheadOptions::new(
+            Budget::new(1.0, 100_000).map_err(err)?,
+        )),
+        fits: vec![],
+    };
+    let mut q = quiet;
+    let r = characterise(&mut clock, sw.as_mut(), &mut q, &plan).map_err(err)?;
+    r.overhead
+        .and_then(|o| o.per_read_ns)
+        .ok_or_else(|| format!("no overhead: {:?}", r.errors))
+}
+
+fn read_cost(ctx: &Context, js_read_ns: f64) -> Result<(String, bool, String), String> {
+    if !(js_read_ns.is_finite() && js_read_ns > 0.0) {
+        return Err(format!("the JavaScript loop gave {js_read_ns} ns"));
+    }
+    let lab = lab_read_ns(ctx)?;
+    let r = lab / js_read_ns;
+    Ok((
+        format!("{r:.3} ({} / {})", fmt_ns(lab), fmt_ns(js_read_ns)),
+        r <= 1.25,
+        String::new(),
+    ))
+}
+
+fn secs(perf: &Performance) -> impl FnMut() -> f64 {
+    let p = perf.clone();
+    move || p.now() / 1000.0
+}
+
+fn sub_tick(cell: &Int32Array, perf: &Performance) -> Result<(String, bool, String), String> {
+    // Boxed as the lab's own runs box them, so no second copy of the experiments' code is
+    // compiled for these types (the page's weight has a budget).
+    let t = ClockTime::new(counter_clock(cell.clone(), perf)?).map_err(err)?;
+    let mut clamp: Box<dyn Clock> =
+        Box::new(Clamp::new(t, ClampStyle::Chromium, 100_000, 0x7ec1).map_err(err)?);
+    let mut fine: Box<dyn Clock> = Box::new(counter_clock(cell.clone(), perf)?);
+    let mut work: Box<dyn Workload> = Box::new(CountDown);
+    let mut sw = secs(perf);
+    let mut q = quiet;
+    let budget = Budget::new(0.5, 100_000).map_err(err)?;
+    let mut run = Run::new("tick", budget, &mut sw, &mut q);
+    let tick = tick::measure(&mut clamp, &mut run, &TickOptions::new(budget)).map_err(err)?;
+    let mut opts = FitOptions::new(Budget::new(5.0, 1_000_000).map_err(err)?);
+    opts.points = 24;
+    opts.runs = 100_000;
+    opts.target_ns = Some(20e6);
+    let mut sw = secs(perf);
+    let mut run = Run::new("fit", opts.budget, &mut sw, &mut q);
+    let reference = Reference {
+        clock: fine.as_mut(),
+        tick_counts: 1.0,
+    };
+    let (a, b) = fit::measure_against(
+        &mut clamp,
+        reference,
+        work.as_mut(),
+        tick.estimate.tick,
+        0.0,
+        &mut run,
+        &opts,
+    )
+    .map_err(err)?;
+    let (sa, sb) = (
+        a.slope_ns.unwrap_or(f64::NAN),
+        b.slope_ns.unwrap_or(f64::NAN),
+    );
+    let dev = (sa / sb - 1.0).abs();
+    let runs: u64 = a.points.iter().map(|p| p.runs_done).sum();
+    Ok((
+        format!("{:.2}% ({sa:.4} vs {sb:.4} ns/iteration)", dev * 100.0),
+        dev <= 0.02,
+        format!(
+            "tick {}, {runs} runs in {:.1} s",
+            fmt_ns(a.tick_counts),
+            a.elapsed_s
+        ),
+    ))
+}
+
+/// Count-down size whose run lasts about `ns` on `clock` (ns counts).
+fn size_for(clock: &mut dyn Clock, ns_per_count: f64, ns: f64) -> u64 {
+    let mut w = CountDown;
+    let mut n = 1024u64;
+    loop {
+        let a = clock.read();
+        w.run(n);
+        let b = clock.read();
+        let took = clock.info().diff(a, b) as f64 * ns_per_count;
+        if took >= ns / 4.0 || n >= 1 << 34 {
+            return ((n as f64) * ns / took.max(1.0)).max(1.0) as u64;
+        }
+        n *= 2;
+    }
+}
+
+fn interpolation(
+    cell: &Int32Array,
+    perf: &Performance,
+    style: ClampStyle,
+) -> Result<(String, bool, String), String> {
+    let mut c = interpolated_over_counter(cell.clone(), perf, style)?;
+    let ns = c.info().period.ns_per_count().ok_or("no period")?;
+    let mut fine = counter_clock(cell.clone(), perf)?;
+    let fine_ns = fine.info().period.ns_per_count().ok_or("no period")?;
+    let n = size_for(&mut fine, fine_ns, 30_000.0);
+    let mut w = CountDown;
+    let (mut errors, mut truth) = (Vec::new(), Vec::new());
+    for _ in 0..500 {
+        let t0 = c.start();
+        let f0 = fine.read();
+        w.run(n);
+        let f1 = fine.read();
+        let t1 = c.read();
+        let real = fine.info().diff(f0, f1) as f64 * fine_ns;
+        errors.push((t1.wrapping_sub(t0) as f64 * ns - real).abs());
+        truth.push(real);
+    }
+    if let Some(f) = c.take_fault() {
+        return Err(f.to_string());
+    }
+    let e = median(&errors);
+    Ok((
+        fmt_ns(e),
+        e <= 1000.0,
+        format!(
+            "workload {} median; {} reads per tick, one count {}",
+            fmt_ns(median(&truth)),
+            c.calibration().per_tick,
+            fmt_ns(ns)
+        ),
+    ))
+}
+
+fn least_values(perf: &Performance, shuffled: bool) -> Result<(String, bool, String), String> {
+    let (x, y) = staircase_points(1_000_000, shuffled);
+    let mut t = Vec::new();
+    for _ in 0..11 {
+        let s = perf.now();
+        std::hint::black_box(fit::least_values(&x, &y).map_err(err)?);
+        t.push(perf.now() - s);
+    }
+    let m = median(&t);
+    Ok((format!("{m:.1} ms"), true, String::new()))
+}
+
+/// Every page figure this worker can measure. `js_read_ns` is the plain JavaScript loop's
+/// cost of a performance.now read here; `counter` the SharedArrayBuffer cell, if any.
+#[wasm_bindgen]
+pub fn bench(
+    ctx: JsValue,
+    js_read_ns: f64,
+    counter: Option<Int32Array>,
+) -> Result<JsValue, JsError> {
+    let ctx: Context =
+        serde_wasm_bindgen::from_value(ctx).map_err(|e| JsError::new(&e.to_string()))?;
+    let perf = performance().map_err(|e| JsError::new(&e))?;
+    let mut out = vec![row(
+        2,
+        "performance.now read cost: lab through wasm / plain JS loop",
+        "≤ 1.25",
+        read_cost(&ctx, js_read_ns),
+    )];
+    let no_counter =
+        || Err("needs the SharedArrayBuffer counter (cross-origin isolation)".to_string());
+    out.push(row(
+        3,
+        "count slope, Chromium-style 100 µs clamp of the counter / the counter, same runs, ≤ 5 s",
+        "within 2%",
+        counter
+            .as_ref()
+            .map_or_else(no_counter, |c| sub_tick(c, &perf)),
+    ));
+    for (style, label, target) in [
+        (ClampStyle::Firefox, "plain", "≤ 1 µs"),
+        (ClampStyle::Chromium, "jittered", "(contrast)"),
+    ] {
+        out.push(row(
+            4,
+            &format!("interpolated {label} 100 µs clamp of the counter: single shots of ~30 µs, median |error|"),
+            target,
+            counter
+                .as_ref()
+                .map_or_else(no_counter, |c| interpolation(c, &perf, style)),
+        ));
+    }
+    for shuffled in [false, true] {
+        let order = if shuffled { "shuffled" } else { "sorted" };
+        out.push(row(
+            6,
+            &format!("least-values fit, 1 000 000 {order} points, wasm, median of 11"),
+            "(ratio to native below)",
+            least_values(&perf, shuffled),
+        ));
+    }
+    out.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| JsError::new(&e.to_string()))
+}

@@ -1,0 +1,304 @@
+//! `cargo xtask bench`: every performance figure against its target, in one table printed
+//! and written to BENCHMARKS.md. Native figures come from the `floors` benchmark of the
+//! native runner, the page's from its `?bench` and `?run` in headless Chromium and Firefox
+//! against `ticklab serve`. Each figure is a ratio or a median taken in this one run.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use ticklab_browser::{open, serve, wait_done, Browser};
+
+/// One line of the table, as the native benchmark and the page write it.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+struct Figure {
+    figure: u8,
+    name: String,
+    target: String,
+    measured: String,
+    /// Whether the target is met; none for rows shown for contrast.
+    ok: Option<bool>,
+    #[serde(default)]
+    note: String,
+}
+
+impl Figure {
+    fn new(figure: u8, name: String, target: &str, measured: String, ok: Option<bool>) -> Self {
+        Self {
+            figure,
+            name,
+            target: target.into(),
+            measured,
+            ok,
+            note: String::new(),
+        }
+    }
+}
+
+const TITLES: [&str; 7] = [
+    "Read-cost fidelity (native)",
+    "Wasm boundary",
+    "Sub-tick precision",
+    "Interpolated clock",
+    "Time to an answer",
+    "Fit throughput",
+    "Page weight and first result",
+];
+
+/// Where the page's full run must end.
+const PAGE_RUN_S: f64 = 10.0;
+
+pub fn run() -> Result<(), String> {
+    let root = crate::workspace_root();
+    let gz = crate::web::build()?;
+    let target = crate::web::target_dir(&root);
+    let dir = target.join("bench");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let native_json = dir.join("native.json");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    crate::step(
+        "native figures",
+        &cargo,
+        &[
+            "bench",
+            "-p",
+            "ticklab-native",
+            "--bench",
+            "floors",
+            "--",
+            "--out",
+            &native_json.to_string_lossy(),
+        ],
+    )?;
+    let text = std::fs::read_to_string(&native_json)
+        .map_err(|e| format!("{}: {e}", native_json.display()))?;
+    let mut figures: Vec<Figure> =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", native_json.display()))?;
+
+    let (bin, report) = crate::lab::measure()?;
+    let drivers = crate::browsers::ensure()?;
+    let site = target.join("site");
+    let (_server, url) = serve(&bin, &site, &report, &[])?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let mut agents = Vec::new();
+    for (browser, label, driver) in [
+        (Browser::Chromium, "Chromium", &drivers.chromedriver),
+        (Browser::Firefox, "Firefox", &drivers.geckodriver),
+    ] {
+        eprintln!("\n== the page's figures in headless {label}");
+        let (rows, agent) = rt.block_on(page(browser, label, driver, &url))?;
+        figures.extend(rows);
+        agents.push(agent);
+    }
+
+    // Wasm against native, from the medians just taken.
+    for order in ["sorted", "shuffled"] {
+        let native = median_ms(&figures, &format!("{order} points, native"));
+        for label in ["Chromium", "Firefox"] {
+            let wasm = median_ms(
+                &figures,
+                &format!("{label}: least-values fit, 1 000 000 {order}"),
+            );
+            let (m, ok) = match (native, wasm) {
+                (Some(n), Some(w)) => {
+                    let r = w / n;
+                    (format!("{r:.2} ({w:.1} / {n:.1} ms)"), Some(r <= 2.0))
+                }
+                _ => ("not measured".into(), Some(false)),
+            };
+            figures.push(Figure::new(
+                6,
+                format!("{label}: least-values fit, {order}: wasm / native"),
+                "≤ 2",
+                m,
+                ok,
+            ));
+        }
+    }
+    figures.push(Figure::new(
+        7,
+        "page wasm + JavaScript, gzipped".into(),
+        "≤ 250 KB",
+        format!("{:.1} KB", gz as f64 / 1000.0),
+        Some(gz <= crate::web::BUDGET_GZ_BYTES),
+    ));
+    figures.sort_by_key(|f| f.figure);
+
+    let table = markdown(&figures, &agents);
+    println!("\n{table}");
+    let out = root.join("BENCHMARKS.md");
+    std::fs::write(&out, &table).map_err(|e| format!("{}: {e}", out.display()))?;
+    let missed: Vec<&Figure> = figures.iter().filter(|f| f.ok == Some(false)).collect();
+    println!("written to {}", out.display());
+    if missed.is_empty() {
+        println!("every target met");
+    } else {
+        println!("targets missed: {}", missed.len());
+        for f in missed {
+            println!("  - {}: {} (target {})", f.name, f.measured, f.target);
+        }
+    }
+    Ok(())
+}
+
+/// The median in ms of the first row whose name holds `key`: "7.4 ms" → 7.4.
+fn median_ms(figures: &[Figure], key: &str) -> Option<f64> {
+    figures
+        .iter()
+        .find(|f| f.name.contains(key))?
+        .measured
+        .strip_suffix(" ms")?
+        .parse()
+        .ok()
+}
+
+/// The page's `?bench` figures and its `?run` times in one browser, and its user agent.
+async fn page(
+    browser: Browser,
+    label: &str,
+    driver: &Path,
+    url: &str,
+) -> Result<(Vec<Figure>, String), String> {
+    let s = open(browser, driver, (1280, 2000)).await?;
+    let c = &s.client;
+    let result = async {
+        c.goto(&format!("{url}?bench"))
+            .await
+            .map_err(|e| format!("opening {url}: {e}"))?;
+        let state = wait_done(c, Duration::from_secs(180)).await?;
+        let got = c
+            .execute("return [document.body.dataset.bench || '', self.ticklabErrors, navigator.userAgent]", vec![])
+            .await
+            .map_err(|e| format!("reading the figures: {e}"))?;
+        if state != "done" {
+            return Err(format!("{label}: the benchmark page ended '{state}': {got}"));
+        }
+        let text = got[0].as_str().unwrap_or("");
+        let agent = got[2].as_str().unwrap_or("").to_string();
+        let mut rows: Vec<Figure> =
+            serde_json::from_str(text).map_err(|e| format!("{label}: the figures: {e}"))?;
+        for r in &mut rows {
+            r.name = format!("{label}: {}", r.name);
+        }
+
+        c.goto(&format!("{url}?run"))
+            .await
+            .map_err(|e| format!("opening {url}: {e}"))?;
+        let state = wait_done(c, Duration::from_secs(300)).await?;
+        let t = c
+            .execute("return self.ticklabTimes", vec![])
+            .await
+            .map_err(|e| format!("reading the run's times: {e}"))?;
+        let run_ms = t["runMs"].as_f64();
+        let first_ms = t["firstResultMs"].as_f64();
+        let run_s = run_ms.map(|m| m / 1000.0);
+        let mut f = Figure::new(
+            5,
+            format!("{label}: the page's full run (every clock, default settings)"),
+            if browser == Browser::Chromium {
+                "≤ 10 s"
+            } else {
+                "(contrast)"
+            },
+            run_s.map_or("not measured".into(), |s| format!("{s:.1} s")),
+            (browser == Browser::Chromium).then(|| state == "done" && run_s.is_some_and(|s| s <= PAGE_RUN_S)),
+        );
+        // The slowest clocks, to say what bounds the run.
+        if let Some(m) = t["clocks"].as_object() {
+            let mut v: Vec<(&String, f64)> =
+                m.iter().filter_map(|(k, v)| Some((k, v.as_f64()?))).collect();
+            v.sort_by(|a, b| b.1.total_cmp(&a.1));
+            let slow: Vec<String> = v
+                .iter()
+                .take(4)
+                .map(|(k, ms)| format!("{k} {:.1} s", ms / 1000.0))
+                .collect();
+            f.note = format!("slowest: {}", slow.join(", "));
+        }
+        if state != "done" {
+            f.note = format!("the run ended '{state}'; {}", f.note);
+        }
+        rows.push(f);
+        rows.push(Figure::new(
+            7,
+            format!("{label}: load to the first result on screen (?run)"),
+            "(reported)",
+            first_ms.map_or("not measured".into(), |m| format!("{:.2} s", m / 1000.0)),
+            None,
+        ));
+        Ok((rows, agent))
+    }
+    .await;
+    let _ = c.clone().close().await;
+    result
+}
+
+fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|s| s.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    format!(
+        "{cpu}, {cores} cores, {} {}",
+        std::env::consts::OS,
+        std::env::consts::ARCH
+    )
+}
+
+fn markdown(figures: &[Figure], agents: &[String]) -> String {
+    let mut s = String::from(
+        "# Benchmarks\n\nWritten by `cargo xtask bench`: every figure measured in one run on one \
+         machine, each a ratio or a median. Targets are those of the lab's performance goals; \
+         rows marked \"contrast\" have none and are there to compare.\n\n",
+    );
+    s.push_str(&format!("- Machine: {}\n", machine()));
+    for a in agents {
+        s.push_str(&format!("- Browser: {a}\n"));
+    }
+    let missed = figures.iter().filter(|f| f.ok == Some(false)).count();
+    s.push_str(&format!(
+        "- Targets met: {} of {}\n",
+        figures.iter().filter(|f| f.ok == Some(true)).count(),
+        figures.iter().filter(|f| f.ok.is_some()).count()
+    ));
+    if missed > 0 {
+        s.push_str(&format!("- Targets missed: {missed} (marked **missed**)\n"));
+    }
+    for (i, title) in TITLES.iter().enumerate() {
+        let rows: Vec<&Figure> = figures
+            .iter()
+            .filter(|f| f.figure as usize == i + 1)
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        s.push_str(&format!(
+            "\n## {}. {title}\n\n| figure | target | measured | met | note |\n|---|---|---|---|---|\n",
+            i + 1
+        ));
+        for f in rows {
+            let met = match f.ok {
+                Some(true) => "yes",
+                Some(false) => "**missed**",
+                None => "-",
+            };
+            s.push_str(&format!(
+                "| {} | {} | {} | {met} | {} |\n",
+                f.name.replace('|', "\\|"),
+                f.target,
+                f.measured,
+                f.note.replace('|', "\\|")
+            ));
+        }
+    }
+    s
+}
