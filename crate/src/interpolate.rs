@@ -147,9 +147,6 @@ impl<C: Clock> Interpolated<C> {
         // Ticks elapsed, from the values: an edge may skip ticks when a read is slow.
         let ticks = (span as f64 / tick_counts as f64).round().max(1.0) as u64;
         let per_tick = ((reads as f64 / ticks as f64).round() as u64).max(1);
-        let el = (stopwatch.seconds() - t0).max(1e-9);
-        let per_s = reads as f64 / el;
-        let stall_limit = ((STALL_S * per_s) as u64).max(STALL_TICKS.saturating_mul(per_tick));
         let calibration = Calibration {
             per_tick,
             ticks,
@@ -184,10 +181,21 @@ impl<C: Clock> Interpolated<C> {
             per_tick,
             origin,
             calibration,
-            stall_limit,
+            stall_limit: 0,
             last: 0,
             fault: None,
-        })
+        }
+        .stall_after(STALL_S))
+    }
+
+    /// Sets how long a read spins for an edge before the coarse clock counts as stalled:
+    /// `seconds` at the calibrated pace of reads, and never less than 8 ticks' worth.
+    pub fn stall_after(mut self, seconds: f64) -> Self {
+        let c = &self.calibration;
+        let per_s = c.reads as f64 / c.elapsed_s.max(1e-9);
+        self.stall_limit =
+            ((seconds.max(0.0) * per_s) as u64).max(STALL_TICKS.saturating_mul(self.per_tick));
+        self
     }
 
     /// What calibration found.
@@ -348,7 +356,10 @@ mod tests {
             until: 3_000_000,
             last: 0,
         };
-        let mut c = Interpolated::calibrate(base, 1000, &mut sw, 0.001).unwrap();
+        // No time floor: simulated reads are so fast that a quarter second is 2.5e8 of them.
+        let mut c = Interpolated::calibrate(base, 1000, &mut sw, 0.001)
+            .unwrap()
+            .stall_after(0.0);
         assert!(c.take_fault().is_none());
         let before = c.read();
         assert!(c.take_fault().is_none());

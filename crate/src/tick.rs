@@ -570,28 +570,31 @@ const DITHER_PROBE_S: f64 = 0.001;
 /// (a syscall clock, an interpolated clock), so the dithered intervals still vary finely
 /// over a whole read and the GCD can go below it. Costs are compared on the stopwatch.
 fn dither_range<C: Clock + ?Sized>(clock: &mut C, run: &mut Run<'_>) -> u64 {
+    // None when the count runs out first: the stopwatch did not see the work (a simulated
+    // stopwatch does not see spins), so there is no ratio to trust.
     let rate = |run: &mut Run<'_>, f: &mut dyn FnMut()| {
         let t0 = run.elapsed();
         let mut n = 0u64;
         let mut dt = 0.0;
-        while dt < DITHER_PROBE_S && n < 1 << 20 {
+        while dt < DITHER_PROBE_S {
+            if n == 1 << 20 {
+                return None;
+            }
             f();
             n += 1;
             dt = run.elapsed() - t0;
         }
-        n as f64 / dt.max(1e-9)
+        Some(n as f64 / dt)
     };
     let reads = rate(run, &mut || {
         black_box(clock.read());
     });
     let spins = rate(run, &mut || {
         black_box(spin(16));
-    }) * 16.0;
-    let per_read = spins / reads;
-    if per_read.is_finite() {
-        (2.0 * per_read).clamp(64.0, 1e7) as u64
-    } else {
-        64
+    });
+    match (reads, spins) {
+        (Some(r), Some(s)) => (2.0 * 16.0 * s / r).clamp(64.0, 1e7) as u64,
+        _ => 64,
     }
 }
 

@@ -29,8 +29,9 @@ pub trait Visitor {
 pub enum NativeClock {
     /// `std::time::Instant`.
     Instant(std_clock::InstantClock),
-    /// A browser-style clamp over Instant.
-    Clamp(std_clock::ClampOverInstant),
+    /// A browser-style clamp over Instant (boxed, as the next: both are large, and the box
+    /// is opened once per experiment, not per read).
+    Clamp(Box<std_clock::ClampOverInstant>),
     /// A plain clamp over Instant, interpolated (boxed: its calibration makes it large).
     Interpolated(Box<std_clock::InterpolatedClamp>),
     /// clock_gettime with one clock id.
@@ -61,7 +62,10 @@ macro_rules! each {
     ($self:expr, $c:ident => $body:expr) => {
         match $self {
             NativeClock::Instant($c) => $body,
-            NativeClock::Clamp($c) => $body,
+            NativeClock::Clamp(b) => {
+                let $c = &mut **b;
+                $body
+            }
             NativeClock::Interpolated(b) => {
                 let $c = &mut **b;
                 $body

@@ -88,7 +88,7 @@ pub fn clamps() -> Vec<Entry> {
                 c.info_mut().description.push_str(", over Instant");
                 Entry {
                     info: c.info().clone(),
-                    clock: Ok(NativeClock::Clamp(c)),
+                    clock: Ok(NativeClock::Clamp(Box::new(c))),
                 }
             }
             Err(e) => super::unavailable(name, ClockKind::Synthetic, &e.to_string()),
