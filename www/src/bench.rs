@@ -17,7 +17,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::Performance;
 
 use crate::catalogue::{self, Context};
-use crate::web::{build, counter_clock, interpolated_over_counter, performance};
+use crate::web::{build, counter_clock, interpolated_over_counter, performance, SharedCounter};
 
 /// One line of the table; the same fields as the native benchmark's.
 #[derive(Serialize)]
@@ -114,10 +114,14 @@ fn secs(perf: &Performance) -> impl FnMut() -> f64 {
 fn sub_tick(cell: &Int32Array, perf: &Performance) -> Result<(String, bool, String), String> {
     // Boxed as the lab's own runs box them, so no second copy of the experiments' code is
     // compiled for these types (the page's weight has a budget).
-    let t = ClockTime::new(counter_clock(cell.clone(), perf)?).map_err(err)?;
+    // One calibration for both: the counter's period, measured twice, differs by percents
+    // on a busy machine, and the ratio of slopes would show that instead.
+    let counter = counter_clock(cell.clone(), perf)?;
+    let mut probe = counter.clone();
+    let t = ClockTime::new(counter.clone()).map_err(err)?;
     let mut clamp: Box<dyn Clock> =
         Box::new(Clamp::new(t, ClampStyle::Chromium, 100_000, 0x7ec1).map_err(err)?);
-    let mut fine: Box<dyn Clock> = Box::new(counter_clock(cell.clone(), perf)?);
+    let mut fine: Box<dyn Clock> = Box::new(counter);
     let mut work: Box<dyn Workload> = Box::new(CountDown);
     let mut sw = secs(perf);
     let mut q = quiet;
@@ -154,11 +158,60 @@ fn sub_tick(cell: &Int32Array, perf: &Performance) -> Result<(String, bool, Stri
         format!("{:.2}% ({sa:.4} vs {sb:.4} ns/iteration)", dev * 100.0),
         dev <= 0.02,
         format!(
-            "tick {}, {runs} runs in {:.1} s",
+            "tick {}, {runs} runs in {:.1} s; {}",
             fmt_ns(a.tick_counts),
-            a.elapsed_s
+            a.elapsed_s,
+            counter_pauses(&mut probe, perf)
         ),
     ))
+}
+
+/// How often the counter stood still for 5 µs or more over 50 ms of back-to-back reads: its
+/// worker shares two cores with the page, and a paused counter is a clock that stopped.
+fn counter_pauses(c: &mut SharedCounter, perf: &Performance) -> String {
+    let (t0, mut reads, mut run, mut runs) = (perf.now(), 0u64, 0u64, Vec::new());
+    let first = c.read();
+    let mut prev = first;
+    while perf.now() - t0 < 50.0 {
+        for _ in 0..1024 {
+            let r = c.read();
+            if r == prev {
+                run += 1;
+            } else {
+                runs.push(run);
+                run = 0;
+                prev = r;
+            }
+        }
+        reads += 1024;
+    }
+    runs.push(run);
+    let elapsed_ns = (perf.now() - t0) * 1e6;
+    let per_read = elapsed_ns / reads as f64;
+    let long: Vec<f64> = runs
+        .iter()
+        .map(|&n| n as f64 * per_read)
+        .filter(|&ns| ns >= 5_000.0)
+        .collect();
+    let total: f64 = long.iter().sum();
+    let read_pace = c.info().diff(first, prev) as f64 / elapsed_ns;
+    // The same counter left alone for 50 ms: reads contend for its cache line, so its pace
+    // while spun on (calibration, waits for an edge) may not be its pace under a workload.
+    let (t1, c1) = (perf.now(), c.read());
+    let mut w = CountDown;
+    while perf.now() - t1 < 50.0 {
+        w.run(10_000);
+    }
+    let (t2, c2) = (perf.now(), c.read());
+    let idle_pace = c.info().diff(c1, c2) as f64 / ((t2 - t1) * 1e6);
+    format!(
+        "the counter paused ≥ 5 µs {} times in 50 ms ({:.0}% of the time, longest {}); it \
+         counts {:.2}× as fast when not read",
+        long.len(),
+        100.0 * total / elapsed_ns,
+        fmt_ns(long.iter().copied().fold(0.0, f64::max)),
+        idle_pace / read_pace
+    )
 }
 
 /// Count-down size whose run lasts about `ns` on `clock` (ns counts).
@@ -182,9 +235,9 @@ fn interpolation(
     perf: &Performance,
     style: ClampStyle,
 ) -> Result<(String, bool, String), String> {
-    let mut c = interpolated_over_counter(cell.clone(), perf, style)?;
-    let ns = c.info().period.ns_per_count().ok_or("no period")?;
     let mut fine = counter_clock(cell.clone(), perf)?;
+    let mut c = interpolated_over_counter(fine.clone(), perf, style)?;
+    let ns = c.info().period.ns_per_count().ok_or("no period")?;
     let fine_ns = fine.info().period.ns_per_count().ok_or("no period")?;
     let n = size_for(&mut fine, fine_ns, 30_000.0);
     let mut w = CountDown;
@@ -196,7 +249,8 @@ fn interpolation(
         let f1 = fine.read();
         let t1 = c.read();
         let real = fine.info().diff(f0, f1) as f64 * fine_ns;
-        errors.push((t1.wrapping_sub(t0) as f64 * ns - real).abs());
+        // Signed: a read can come out before its start when the counter paused meanwhile.
+        errors.push((t1.wrapping_sub(t0) as i64 as f64 * ns - real).abs());
         truth.push(real);
     }
     if let Some(f) = c.take_fault() {
@@ -207,10 +261,11 @@ fn interpolation(
         fmt_ns(e),
         e <= 1000.0,
         format!(
-            "workload {} median; {} reads per tick, one count {}",
+            "workload {} median; {} reads per tick, one count {}; {}",
             fmt_ns(median(&truth)),
             c.calibration().per_tick,
-            fmt_ns(ns)
+            fmt_ns(ns),
+            counter_pauses(&mut fine, perf)
         ),
     ))
 }

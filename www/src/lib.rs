@@ -122,7 +122,9 @@ mod web {
         }
     }
 
-    /// The shared integer a second worker increments; read with Atomics.load.
+    /// The shared integer a second worker increments; read with Atomics.load. Cloned, it
+    /// keeps its calibration: clocks compared with each other must share one.
+    #[derive(Clone)]
     pub(crate) struct SharedCounter {
         info: ClockInfo,
         cell: Int32Array,
@@ -179,13 +181,12 @@ mod web {
 
     pub(crate) type InterpolatedCounter = Interpolated<Clamp<ClockTime<SharedCounter>>>;
 
-    /// A 100 µs clamp of the counter in `style`, interpolated.
+    /// A 100 µs clamp of the (calibrated) counter `c` in `style`, interpolated.
     pub(crate) fn interpolated_over_counter(
-        cell: Int32Array,
+        c: SharedCounter,
         perf: &Performance,
         style: ClampStyle,
     ) -> Result<InterpolatedCounter, String> {
-        let c = counter_clock(cell, perf)?;
         let t = ClockTime::new(c).map_err(|e| e.to_string())?;
         let base = Clamp::new(t, style, 100_000, 0x7ec1).map_err(|e| e.to_string())?;
         let p = perf.clone();
@@ -248,7 +249,11 @@ mod web {
             }
             "interpolated-100us" => {
                 let cell = counter.ok_or("no SharedArrayBuffer counter was handed to the lab")?;
-                let mut c = interpolated_over_counter(cell, &perf, ClampStyle::Firefox)?;
+                let mut c = interpolated_over_counter(
+                    counter_clock(cell, &perf)?,
+                    &perf,
+                    ClampStyle::Firefox,
+                )?;
                 c.info_mut().name = info.name.clone();
                 Box::new(c)
             }
