@@ -190,6 +190,45 @@ impl Report {
     }
 }
 
+/// One line of the benchmark table (BENCHMARKS.md): the native benchmark and the page each
+/// write a list of these as JSON, and `cargo xtask bench` gathers them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Figure {
+    /// Which of the performance goals it belongs to (1 to 7).
+    pub figure: u8,
+    /// What is measured.
+    pub name: String,
+    /// The target, or a parenthesised word for a row shown for contrast.
+    pub target: String,
+    /// The measured value, as printed.
+    pub measured: String,
+    /// Whether the target is met; none for rows shown for contrast.
+    pub ok: Option<bool>,
+    /// What bounds or explains the value.
+    #[serde(default)]
+    pub note: String,
+}
+
+impl Figure {
+    /// A row without a note.
+    pub fn new(
+        figure: u8,
+        name: impl Into<String>,
+        target: impl Into<String>,
+        measured: String,
+        ok: Option<bool>,
+    ) -> Self {
+        Self {
+            figure,
+            name: name.into(),
+            target: target.into(),
+            measured,
+            ok,
+            note: String::new(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

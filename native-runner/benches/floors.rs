@@ -7,11 +7,11 @@ use std::hint::black_box;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
 use ticklab::clock::Clock;
 use ticklab::fit::{self, FitOptions, FitResult, Reference};
 use ticklab::lab::{characterise, Plan};
 use ticklab::overhead::OverheadOptions;
+use ticklab::report::Figure;
 use ticklab::run::{quiet, Budget, Run};
 use ticklab::stats::Summary;
 use ticklab::synthetic::{jittered_clamp, staircase_points, ClampStyle};
@@ -19,27 +19,8 @@ use ticklab::tick::{self, TickOptions};
 use ticklab::workload::{CountDown, Workload};
 use ticklab_native::clocks::{self, std_clock, NativeClock, Visitor};
 
-/// One line of the table.
-#[derive(Serialize)]
-struct Figure {
-    figure: u8,
-    name: String,
-    target: String,
-    measured: String,
-    /// None when the row is shown for contrast and has no target.
-    ok: Option<bool>,
-    note: String,
-}
-
 fn figure(figure: u8, name: &str, target: &str, measured: String, ok: Option<bool>) -> Figure {
-    Figure {
-        figure,
-        name: name.into(),
-        target: target.into(),
-        measured,
-        ok,
-        note: String::new(),
-    }
+    Figure::new(figure, name, target, measured, ok)
 }
 
 fn secs() -> impl FnMut() -> f64 {

@@ -8,6 +8,7 @@ use ticklab::clock::Clock;
 use ticklab::fit::{self, FitOptions, Reference};
 use ticklab::lab::{characterise, Plan};
 use ticklab::overhead::OverheadOptions;
+use ticklab::report::Figure;
 use ticklab::run::{quiet, Budget, Run};
 use ticklab::stats::Summary;
 use ticklab::synthetic::{staircase_points, Clamp, ClampStyle, ClockTime};
@@ -19,17 +20,6 @@ use web_sys::Performance;
 use crate::catalogue::{self, Context};
 use crate::web::{build, counter_clock, interpolated_over_counter, performance, SharedCounter};
 
-/// One line of the table; the same fields as the native benchmark's.
-#[derive(Serialize)]
-struct Figure {
-    figure: u8,
-    name: String,
-    target: String,
-    measured: String,
-    ok: Option<bool>,
-    note: String,
-}
-
 fn row(
     figure: u8,
     name: &str,
@@ -37,24 +27,13 @@ fn row(
     measured: Result<(String, bool, String), String>,
 ) -> Figure {
     let has_target = !target.starts_with('(');
-    match measured {
-        Ok((m, ok, note)) => Figure {
-            figure,
-            name: name.into(),
-            target: target.into(),
-            measured: m,
-            ok: has_target.then_some(ok),
-            note,
-        },
-        Err(why) => Figure {
-            figure,
-            name: name.into(),
-            target: target.into(),
-            measured: "failed".into(),
-            ok: has_target.then_some(false),
-            note: why,
-        },
-    }
+    let (m, ok, note) = match measured {
+        Ok((m, ok, note)) => (m, ok, note),
+        Err(why) => ("failed".to_string(), false, why),
+    };
+    let mut f = Figure::new(figure, name, target, m, has_target.then_some(ok));
+    f.note = note;
+    f
 }
 
 fn err(e: impl std::fmt::Display) -> String {

@@ -6,34 +6,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
+use ticklab::report::Figure;
 use ticklab_browser::{open, serve, wait_done, Browser};
-
-/// One line of the table, as the native benchmark and the page write it.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-struct Figure {
-    figure: u8,
-    name: String,
-    target: String,
-    measured: String,
-    /// Whether the target is met; none for rows shown for contrast.
-    ok: Option<bool>,
-    #[serde(default)]
-    note: String,
-}
-
-impl Figure {
-    fn new(figure: u8, name: String, target: &str, measured: String, ok: Option<bool>) -> Self {
-        Self {
-            figure,
-            name,
-            target: target.into(),
-            measured,
-            ok,
-            note: String::new(),
-        }
-    }
-}
 
 const TITLES: [&str; 7] = [
     "Read-cost fidelity (native)",
@@ -120,7 +94,7 @@ pub fn run() -> Result<(), String> {
     }
     figures.push(Figure::new(
         7,
-        "page wasm + JavaScript, gzipped".into(),
+        "page wasm + JavaScript, gzipped",
         "≤ 250 KB",
         format!("{:.1} KB", gz as f64 / 1000.0),
         Some(gz <= crate::web::BUDGET_GZ_BYTES),
