@@ -125,21 +125,21 @@ std::thread_local! {
     /// The radix sort's second buffer, kept between calls: fresh pages cost a fault each, and
     /// for a million points those faults took half the time of a fit natively (wasm keeps its
     /// memory anyway).
-    static SORT_BUF: std::cell::RefCell<Vec<(f64, f64)>> = const { std::cell::RefCell::new(Vec::new()) };
+    static SORT_BUF: std::cell::RefCell<Vec<Point>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Sorts points by x: a least-significant-digit radix sort on 16-bit digits of the order
 /// key, skipping digits all points share (the low mantissa bits of whole-number sizes).
 /// Linear, and free of the comparison calls that made a million-point sort 2.8× slower in
 /// wasm than natively. Keys are kept in place of x (as bits) while sorting.
-fn sort_by_x(p: &mut [(f64, f64)]) {
+fn sort_by_x(p: &mut [Point]) {
     const DIGITS: usize = 4;
     const BUCKETS: usize = 1 << 16;
     if p.len() < 1 << 12 {
         p.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
         return;
     }
-    let key = |q: &(f64, f64)| q.0.to_bits();
+    let key = |q: &Point| q.0.to_bits();
     for q in p.iter_mut() {
         q.0 = f64::from_bits(order_key(q.0));
     }

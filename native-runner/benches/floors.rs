@@ -19,10 +19,6 @@ use ticklab::tick::{self, TickOptions};
 use ticklab::workload::{CountDown, Workload};
 use ticklab_native::clocks::{self, std_clock, NativeClock, Visitor};
 
-fn figure(figure: u8, name: &str, target: &str, measured: String, ok: Option<bool>) -> Figure {
-    Figure::new(figure, name, target, measured, ok)
-}
-
 fn secs() -> impl FnMut() -> f64 {
     let start = Instant::now();
     move || start.elapsed().as_secs_f64()
@@ -183,9 +179,9 @@ fn read_costs(out: &mut Vec<Figure>) {
         if name.starts_with("getrusage") {
             // Their time is CPU time charged by the scheduler tick to user or system: a read
             // costs little of its own kind of time, so no wall-timed loop compares.
-            let mut f = figure(
+            let mut f = Figure::new(
                 1,
-                &format!("read cost, {name}: in its own time"),
+                format!("read cost, {name}: in its own time"),
                 "(not comparable)",
                 match c.visit(LabCost { slow: false }) {
                     Ok((ns, _)) => fmt_ns(ns),
@@ -216,9 +212,9 @@ fn read_costs(out: &mut Vec<Figure>) {
                     long = hand_cost(&name, b).map(|h| (h, lab_ns, block_ns));
                 }
                 let r = lab_ns / hand_ns;
-                let mut f = figure(
+                let mut f = Figure::new(
                     1,
-                    &format!("read cost, {name}: lab / hand-written loop"),
+                    format!("read cost, {name}: lab / hand-written loop"),
                     "≤ 1.05",
                     format!("{r:.3} ({} / {})", fmt_ns(lab_ns), fmt_ns(hand_ns)),
                     Some(r <= 1.05),
@@ -229,9 +225,9 @@ fn read_costs(out: &mut Vec<Figure>) {
                 f
             }
             Err(why) => {
-                let mut f = figure(
+                let mut f = Figure::new(
                     1,
-                    &format!("read cost, {name}: lab / hand-written loop"),
+                    format!("read cost, {name}: lab / hand-written loop"),
                     "≤ 1.05",
                     "failed".into(),
                     Some(false),
@@ -243,9 +239,9 @@ fn read_costs(out: &mut Vec<Figure>) {
         eprintln!("  {}: {}", row.name, row.measured);
         out.push(row);
         if let Some((h, lab_ns, block_ns)) = long {
-            let mut f = figure(
+            let mut f = Figure::new(
                 1,
-                &format!(
+                format!(
                     "read cost, {name}: lab / hand-written loop in blocks as long as the lab's"
                 ),
                 "(contrast)",
@@ -351,7 +347,7 @@ fn sub_tick(out: &mut Vec<Figure>) {
         let row = match measured {
             Ok((sa, sb, tick_ns, el, runs)) => {
                 let dev = (sa / sb - 1.0).abs();
-                let mut f = figure(
+                let mut f = Figure::new(
                     3,
                     &name,
                     "within 1%",
@@ -366,7 +362,7 @@ fn sub_tick(out: &mut Vec<Figure>) {
                 f
             }
             Err(why) => {
-                let mut f = figure(3, &name, "within 1%", "failed".into(), Some(false));
+                let mut f = Figure::new(3, &name, "within 1%", "failed".into(), Some(false));
                 f.note = why;
                 f
             }
@@ -428,7 +424,7 @@ fn interpolation(out: &mut Vec<Figure>) {
         })();
         let row = match measured {
             Ok((err, real, ns, k)) => {
-                let mut f = figure(
+                let mut f = Figure::new(
                     4,
                     &name,
                     if target { "≤ 1 µs" } else { "(contrast)" },
@@ -447,7 +443,8 @@ fn interpolation(out: &mut Vec<Figure>) {
                 f
             }
             Err(why) => {
-                let mut f = figure(4, &name, "≤ 1 µs", "failed".into(), target.then_some(false));
+                let mut f =
+                    Figure::new(4, &name, "≤ 1 µs", "failed".into(), target.then_some(false));
                 f.note = why;
                 f
             }
@@ -484,7 +481,7 @@ fn run_wall(out: &mut Vec<Figure>) {
         }
     }
     let m = median(&walls);
-    let mut f = figure(
+    let mut f = Figure::new(
         5,
         "`ticklab run` on every clock, wall, median of 3",
         "≤ 3 s",
@@ -507,9 +504,9 @@ fn least_values(out: &mut Vec<Figure>) {
         }
         let m = median(&t);
         let order = if shuffled { "shuffled" } else { "sorted" };
-        let f = figure(
+        let f = Figure::new(
             6,
-            &format!("least-values fit, 1 000 000 {order} points, native, median of 21"),
+            format!("least-values fit, 1 000 000 {order} points, native, median of 21"),
             "≤ 50 ms",
             format!("{m:.1} ms"),
             Some(m <= 50.0),
