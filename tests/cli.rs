@@ -309,18 +309,18 @@ fn bad_inputs_get_exit_2_and_a_message() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let empty = file_with(d, "empty.txt", b"");
-    let blank = file_with(d, "blank.txt", b"\n  \n\n");
-    let garbage = file_with(d, "garbage.txt", b"1\n2\nabc\n");
-    let negative = file_with(d, "neg.txt", b"1\n-2\n");
-    let nan = file_with(d, "nan.txt", b"1\nNaN\n");
-    let inf = file_with(d, "inf.txt", b"1\ninf\n");
-    let overflow = file_with(d, "big.txt", b"1\n1e400\n");
-    let binary = file_with(d, "bin.dat", &[0xff, 0xfe, 0x00, 0x81, b'\n']);
-    let long_line = file_with(d, "long.txt", &vec![b'1'; 100_000]);
-    let csv = file_with(d, "t.csv", b"a,b\n1,2\n3,4\n");
-    let ragged = file_with(d, "ragged.csv", b"1,2\n3\n");
+    let blank = file_with(d, "blank-lines.txt", b"\n  \n\n");
+    let garbage = file_with(d, "abc-on-line-3.txt", b"1\n2\nabc\n");
+    let negative = file_with(d, "minus-2-on-line-2.txt", b"1\n-2\n");
+    let nan = file_with(d, "nan-on-line-2.txt", b"1\nNaN\n");
+    let inf = file_with(d, "inf-on-line-2.txt", b"1\ninf\n");
+    let overflow = file_with(d, "1e400-on-line-2.txt", b"1\n1e400\n");
+    let binary = file_with(d, "not-utf8.dat", &[0xff, 0xfe, 0x00, 0x81, b'\n']);
+    let long_line = file_with(d, "one-100000-byte-line.txt", &vec![b'1'; 100_000]);
+    let csv = file_with(d, "columns-a-b.csv", b"a,b\n1,2\n3,4\n");
+    let ragged = file_with(d, "row-2-short.csv", b"1,2\n3\n");
     let too_many = {
-        let p = d.join("huge.txt");
+        let p = d.join("10000001-values.txt");
         let mut f = std::io::BufWriter::new(std::fs::File::create(&p).unwrap());
         for _ in 0..10_000_001u32 {
             f.write_all(b"1\n").unwrap();
@@ -328,10 +328,21 @@ fn bad_inputs_get_exit_2_and_a_message() {
         f.flush().unwrap();
         p.to_string_lossy().into_owned()
     };
-    let a_file = file_with(d, "plain", b"x");
+    let a_file = file_with(d, "a-file", b"x");
     let missing = d.join("missing.txt").to_string_lossy().into_owned();
     let dir_path = d.to_string_lossy().into_owned();
     let plot_into_file = format!("{a_file}/sub");
+    let site = d.join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::write(site.join("index.html"), "<!doctype html>").unwrap();
+    let site = site.to_string_lossy().into_owned();
+    let not_json = file_with(d, "not-json.json", b"{\"schema_version\": 1,");
+    let future = file_with(d, "schema-999.json", b"{\"schema_version\": 999}");
+    let oversized = {
+        let p = d.join("33-mib.json");
+        std::fs::write(&p, vec![b' '; 33 << 20]).unwrap();
+        p.to_string_lossy().into_owned()
+    };
 
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["tick", "--clock", "nosuchclock"], "unknown clock"),
@@ -415,8 +426,34 @@ fn bad_inputs_get_exit_2_and_a_message() {
         (vec!["cpu-vs-wall", "--n", "99999"], "bad --n"),
         (vec!["cpu-vs-wall", "--runs", "0"], "--runs 0"),
         (vec!["cpu-vs-wall", "--cold-mib", "0"], "--cold-mib 0"),
+        (vec!["serve", "--root", &missing], "--root"),
+        (vec!["serve", "--root", &dir_path], "no index.html"),
+        (
+            vec!["serve", "--root", &site, "--report", &not_json],
+            "not JSON",
+        ),
+        (
+            vec!["serve", "--root", &site, "--report", &future],
+            "schema version 999",
+        ),
+        (
+            vec!["serve", "--root", &site, "--report", &oversized],
+            "a report is at most",
+        ),
+        (
+            vec!["serve", "--root", &site, "--report", &missing],
+            "--report",
+        ),
+        (vec!["serve", "--port", "70000"], "invalid value"),
+        (vec!["serve", "--bind", "999.1.1.1"], "invalid value"),
+        (vec!["serve", "--bind", "localhost"], "invalid value"),
     ];
     assert!(cases.len() >= 20);
+    let shown = |a: &str| {
+        a.replace(&format!("{}/", d.display()), "")
+            .replace(&dir_path, "A-DIRECTORY")
+    };
+    let mut rows = Vec::new();
     for (args, hint) in &cases {
         ticklab()
             .args(args)
@@ -424,7 +461,14 @@ fn bad_inputs_get_exit_2_and_a_message() {
             .assert()
             .code(2)
             .stderr(contains(*hint));
+        let words: Vec<String> = args.iter().map(|a| shown(a)).collect();
+        rows.push(ticklab_browser::catalogue_row(
+            "cli",
+            &format!("`ticklab {}`", words.join(" ")),
+            &format!("exit 2, \"{hint}\""),
+        ));
     }
+    ticklab_browser::assert_catalogued("cli", &rows);
 }
 
 #[test]

@@ -290,7 +290,7 @@ async function sample(id, seconds, onProgress) {
   if (id === "rAF") {
     // Frames stop in a hidden tab; the timeout keeps the budget.
     while (performance.now() < end && !state.cancelled) {
-      const ts = await Promise.race([nextFrame(), new Promise((r) => setTimeout(() => r(null), 250))]);
+      const ts = await Promise.race([nextFrame(), new Promise((r) => setTimeout(() => r(null), 50))]);
       if (ts !== null) readings.push(ts);
       onProgress((performance.now() - t0) / (end - t0));
     }
@@ -337,8 +337,10 @@ async function runAll(ev) {
   state.results.clear();
   renderSummary();
   // Resumed on the click, so autoplay rules let it run.
+  // Cancel must not wait for anything the run awaits: it resolves this at once.
+  const woken = new Promise((r) => { state.wake = r; });
   if (state.audio && state.audio.state !== "running") {
-    await Promise.race([state.audio.resume().catch(() => {}), new Promise((r) => setTimeout(r, 500))]);
+    await Promise.race([state.audio.resume().catch(() => {}), new Promise((r) => setTimeout(r, 500)), woken]);
   }
   const t0 = performance.now();
   let done = 0;
@@ -354,7 +356,9 @@ async function runAll(ev) {
       if (entry.place === "worker") {
         report = await runInWorker(entry.id, settings, fit, progress);
       } else if (entry.place === "main") {
-        await nextFrame(); // let the status paint before the page is busy
+        // Let the status paint before the page is busy; a hidden tab paints no frame.
+        await Promise.race([nextFrame(), new Promise((r) => setTimeout(r, 50)), woken]);
+        if (state.cancelled) break;
         report = run_clock(state.ctx, entry.id, settings, fit, (p) => { progress(p.fraction); return state.cancelled; }, undefined);
       } else {
         const s = Number(settings.sample_s || "0.5");
@@ -379,6 +383,8 @@ async function runAll(ev) {
 }
 
 function finish(t0) {
+  // When the run stopped, before the results are drawn: Cancel's latency ends here.
+  self.ticklabTimes.stoppedAt = performance.now();
   state.running = false;
   $("run").disabled = false;
   $("cancel").disabled = true;
@@ -405,7 +411,9 @@ function finish(t0) {
 }
 
 function cancel() {
+  self.ticklabTimes.cancelAt = performance.now();
   state.cancelled = true;
+  if (state.wake) state.wake();
   if (state.abort) state.abort();
   status("Cancelling…");
 }

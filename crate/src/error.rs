@@ -31,6 +31,23 @@ pub enum Error {
         /// Reads made while waiting.
         reads: u64,
     },
+    /// A read takes so long that too few fit in the time budget for any estimate.
+    #[error(
+        "clock '{clock}' takes {read_s:.3e} s per read: fewer than {min_reads} reads fit in \
+         the {budget_s} s budget of the {experiment} experiment (raise --time)"
+    )]
+    TooSlow {
+        /// The clock's name.
+        clock: String,
+        /// Which experiment.
+        experiment: &'static str,
+        /// Seconds per read, measured while warming up.
+        read_s: f64,
+        /// The budget in seconds.
+        budget_s: f64,
+        /// Reads the experiment needs at the least.
+        min_reads: u32,
+    },
     /// The clock reported a value that cannot be a time (NaN, infinite, negative).
     #[error("clock '{clock}' failed: {fault}")]
     Fault {

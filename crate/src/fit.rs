@@ -59,6 +59,14 @@ fn finite_pairs(x: &[f64], y: &[f64]) -> Result<Vec<(f64, f64)>> {
         .collect())
 }
 
+/// Points so close in x (subnormal differences) or so far apart in y that the slope overflows.
+fn too_close() -> Error {
+    Error::NoData(
+        "the x values are too close together (or the y values too far apart) for a finite slope"
+            .into(),
+    )
+}
+
 /// Least squares of `y` on `x` over the finite pairs: slope = cov(x, y) / var(x).
 /// Fails with fewer than two distinct x.
 pub fn ols(x: &[f64], y: &[f64]) -> Result<Ols> {
@@ -83,6 +91,9 @@ pub fn ols(x: &[f64], y: &[f64]) -> Result<Ols> {
     }
     let slope = sxy / sxx;
     let intercept = my - slope * mx;
+    if !(slope.is_finite() && intercept.is_finite()) {
+        return Err(too_close());
+    }
     let sse = (syy - slope * sxy).max(0.0);
     let r2 = if syy > 0.0 { 1.0 - sse / syy } else { 1.0 };
     let slope_stderr = if p.len() > 2 {
@@ -234,6 +245,9 @@ pub fn least_values(x: &[f64], y: &[f64]) -> Result<LeastValues> {
     let (a, b) = (hull[i], hull[i + 1]);
     let slope = (b.1 - a.1) / (b.0 - a.0);
     let intercept = a.1 - slope * a.0;
+    if !(slope.is_finite() && intercept.is_finite()) {
+        return Err(too_close());
+    }
     let line = Line { slope, intercept };
     Ok(LeastValues {
         line,

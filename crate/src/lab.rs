@@ -10,7 +10,7 @@ use crate::overhead::{self, OverheadOptions};
 use crate::report::{ClockReport, ExperimentError};
 use crate::run::{Flow, Progress, Run, Stopwatch};
 use crate::tick::{self, TickOptions};
-use crate::workload::WorkloadKind;
+use crate::workload::{Workload, WorkloadKind};
 
 /// What to run on a clock.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -30,6 +30,18 @@ pub fn characterise<C: Clock + ?Sized>(
     stopwatch: &mut dyn Stopwatch,
     observer: &mut dyn FnMut(&Progress<'_>) -> Flow,
     plan: &Plan,
+) -> Result<ClockReport> {
+    characterise_with(clock, stopwatch, observer, plan, &mut |k| k.build())
+}
+
+/// [`characterise`], with the fits' workloads made by `build` (a simulated workload when
+/// the clock runs on simulated time).
+pub fn characterise_with<C: Clock + ?Sized>(
+    clock: &mut C,
+    stopwatch: &mut dyn Stopwatch,
+    observer: &mut dyn FnMut(&Progress<'_>) -> Flow,
+    plan: &Plan,
+    build: &mut dyn FnMut(WorkloadKind) -> Box<dyn Workload>,
 ) -> Result<ClockReport> {
     let mut report = ClockReport::new(clock.info().clone());
     let record = |report: &mut ClockReport, experiment: &str, e: Error| -> Result<()> {
@@ -63,7 +75,7 @@ pub fn characterise<C: Clock + ?Sized>(
         }
     }
     for (kind, opts) in &plan.fits {
-        let mut w = kind.build();
+        let mut w = build(*kind);
         let mut run = Run::new("fit", opts.budget, stopwatch, observer);
         match fit::measure(clock, w.as_mut(), tick, per_read, &mut run, opts) {
             Ok(r) => report.fits.push(r),

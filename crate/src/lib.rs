@@ -31,6 +31,7 @@
 
 #![warn(missing_docs)]
 
+pub mod broken;
 pub mod calibrate;
 pub mod clock;
 pub mod error;

@@ -14,6 +14,7 @@ use crate::clock::Clock;
 use crate::error::{invalid, Error, Result};
 use crate::run::{Budget, Run, Stop};
 use crate::stats::{self, Summary};
+use crate::tick;
 
 /// The factor of the Rule of 100.
 pub const RULE_FACTOR: f64 = 100.0;
@@ -66,7 +67,8 @@ pub struct OverheadResult {
     pub caveats: Vec<String>,
 }
 
-/// Fewest and most reads spent waiting for an edge at either end of a block.
+/// Fewest and most reads spent waiting for an edge at either end of a block (fewer when fewer
+/// fit in the budget).
 const EDGE_WAIT: (u64, u64) = (1 << 16, 1 << 32);
 
 /// Reads to wait for an edge: three ticks' worth at the cost seen so far, and never more
@@ -84,8 +86,9 @@ fn edge_wait(tick_counts: f64, cost: f64, budget_s: f64, reads: u64, took_s: f64
         f64::INFINITY
     };
     ticks
+        .clamp(EDGE_WAIT.0 as f64, EDGE_WAIT.1 as f64)
         .min(in_budget)
-        .clamp(EDGE_WAIT.0 as f64, EDGE_WAIT.1 as f64) as u64
+        .max(1.0) as u64
 }
 
 /// A block of back-to-back reads laid edge to edge: it starts at the read that sees the
@@ -141,14 +144,25 @@ pub fn measure<C: Clock + ?Sized>(
     }
     let info = clock.info().clone();
     // Warm up: caches, the vDSO page, branch predictors.
-    for _ in 0..256 {
+    let budget_s = run.budget().time_s;
+    let read_s = run.warm_up(256, 0.05, &mut || {
         black_box(clock.read());
-    }
+    });
+    tick::too_slow(&info.name, "overhead", read_s, budget_s)?;
 
-    // Double the block until it lasts 100 × (tick + overhead).
-    let mut len = 64u64;
+    // Double the block until it lasts 100 × (tick + overhead), from 64 reads or from what
+    // fits in 1% of the budget when reads are slow.
+    let mut len = if read_s > 0.0 {
+        ((0.01 * budget_s / read_s) as u64).clamp(1, 64)
+    } else {
+        64
+    };
     let mut reads = 0u64;
-    let mut wait = EDGE_WAIT.0;
+    let mut wait = if read_s > 0.0 {
+        ((0.25 * budget_s / read_s) as u64).clamp(1, EDGE_WAIT.0)
+    } else {
+        EDGE_WAIT.0
+    };
     let rule_met = loop {
         let before = run.elapsed();
         let (a, b, n) = block(clock, len, wait);

@@ -97,6 +97,61 @@ pub struct Run<'a> {
     experiment: &'static str,
     start: f64,
     last_report: f64,
+    /// Seconds since the start at the last check.
+    last_elapsed: f64,
+}
+
+/// Seconds a [`Pace`] aims to leave between checks.
+const PACE_S: f64 = 0.001;
+
+/// Spaces the budget checks of a loop whose iterations cost an unknown time: a check at the
+/// first iteration, then the gap doubles while checks come closer than [`PACE_S`] and halves
+/// when they come further apart. A clock that takes seconds per read is checked at every read;
+/// one that takes nanoseconds costs a stopwatch read per ~10^4 reads.
+#[derive(Clone, Debug)]
+pub struct Pace {
+    left: u32,
+    every: u32,
+    last: f64,
+}
+
+impl Default for Pace {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Pace {
+    /// Most iterations between checks.
+    const MAX_EVERY: u32 = 1 << 20;
+
+    /// A pace that checks at the first iteration.
+    pub fn new() -> Self {
+        Self {
+            left: 1,
+            every: 1,
+            last: f64::NAN,
+        }
+    }
+
+    /// Counts one iteration; true when a check is due.
+    #[inline(always)]
+    pub fn due(&mut self) -> bool {
+        self.left -= 1;
+        self.left == 0
+    }
+
+    fn respace(&mut self, now: f64) {
+        let gap = now - self.last;
+        if gap < PACE_S / 2.0 && self.every < Self::MAX_EVERY {
+            self.every *= 2;
+        } else if gap > 2.0 * PACE_S && self.every > 1 {
+            self.every /= 2;
+        }
+        // The first check has no gap to go by (NaN compares false): the gap stays 1.
+        self.last = now;
+        self.left = self.every;
+    }
 }
 
 impl<'a> Run<'a> {
@@ -115,6 +170,7 @@ impl<'a> Run<'a> {
             experiment,
             start,
             last_report: start,
+            last_elapsed: 0.0,
         }
     }
 
@@ -143,6 +199,7 @@ impl<'a> Run<'a> {
     /// `Ok(Some(stop))` means stop sampling; `Ok(None)` means go on.
     pub fn check(&mut self, samples: u64) -> Result<Option<Stop>> {
         let elapsed = self.elapsed();
+        self.last_elapsed = elapsed;
         let now = self.start + elapsed;
         if now - self.last_report >= REPORT_EVERY_S || samples >= self.budget.samples {
             self.last_report = now;
@@ -165,6 +222,38 @@ impl<'a> Run<'a> {
         } else {
             Ok(None)
         }
+    }
+}
+
+impl Run<'_> {
+    /// [`Run::check`] when `pace` says a check is due, else go on.
+    #[inline(always)]
+    pub fn poll(&mut self, pace: &mut Pace, samples: u64) -> Result<Option<Stop>> {
+        if !pace.due() {
+            return Ok(None);
+        }
+        let r = self.check(samples);
+        pace.respace(self.last_elapsed);
+        r
+    }
+
+    /// Times up to `reads` calls of `read`, stopping early once they have taken `share` of the
+    /// budget; returns the seconds per call. Warm-ups use it, so a clock that is slow to read
+    /// is found before anything counts on many reads.
+    pub fn warm_up(&mut self, reads: u32, share: f64, read: &mut dyn FnMut()) -> f64 {
+        let t0 = self.elapsed();
+        let limit = share * self.budget.time_s;
+        let mut n = 0u32;
+        let mut dt = 0.0;
+        while n < reads {
+            read();
+            n += 1;
+            dt = self.elapsed() - t0;
+            if dt >= limit {
+                break;
+            }
+        }
+        dt / n.max(1) as f64
     }
 }
 
@@ -202,5 +291,29 @@ mod tests {
         let mut q = quiet;
         let mut run = Run::new("x", Budget::new(1.0, 100).unwrap(), &mut nan, &mut q);
         assert_eq!(run.check(1), Ok(Some(Stop::Time)));
+    }
+
+    #[test]
+    fn pace_checks_slow_loops_every_time_and_fast_loops_seldom() {
+        // A stopwatch that moves `step` per call: each check sees `step` since the last.
+        let checks = |step: f64| {
+            let mut calls = 0u64;
+            let mut sw = || {
+                calls += 1;
+                calls as f64 * step
+            };
+            let mut q = quiet;
+            let run = Run::new("x", Budget::new(3600.0, 100).unwrap(), &mut sw, &mut q);
+            let mut pace = Pace::new();
+            {
+                let mut run = run;
+                for _ in 0..100_000 {
+                    run.poll(&mut pace, 0).unwrap();
+                }
+            }
+            calls - 1
+        };
+        assert_eq!(checks(1.0), 100_000);
+        assert!(checks(1e-9) < 100, "{}", checks(1e-9));
     }
 }

@@ -13,7 +13,7 @@ use std::hint::black_box;
 
 use crate::clock::{gcd, Clock, ClockInfo};
 use crate::error::{invalid, Error, Result};
-use crate::run::{Budget, Run, Stop};
+use crate::run::{Budget, Pace, Run, Stop};
 use crate::stats::{self, Band, Summary};
 use crate::synthetic::SplitMix64;
 
@@ -563,6 +563,29 @@ fn spin(n: u64) -> u64 {
     x
 }
 
+/// Fewest reads the tick and overhead experiments need inside their budget.
+pub const MIN_READS: u32 = 64;
+
+/// Refuses a clock whose reads, at `read_s` each, do not fit [`MIN_READS`] times in the budget:
+/// a few slow reads can only give a confident-looking upper bound.
+pub(crate) fn too_slow(
+    clock: &str,
+    experiment: &'static str,
+    read_s: f64,
+    budget_s: f64,
+) -> Result<()> {
+    if read_s * MIN_READS as f64 > budget_s {
+        return Err(Error::TooSlow {
+            clock: clock.into(),
+            experiment,
+            read_s,
+            budget_s,
+            min_reads: MIN_READS,
+        });
+    }
+    Ok(())
+}
+
 /// Longest time each side of [`dither_range`] spends, in seconds.
 const DITHER_PROBE_S: f64 = 0.001;
 
@@ -615,10 +638,12 @@ pub fn measure<C: Clock + ?Sized>(
     let mut backwards = 0u64;
     let mut reads_waiting = 0u64;
 
-    for _ in 0..64 {
+    let read_s = run.warm_up(64, 0.05, &mut || {
         black_box(clock.read());
-    }
+    });
+    too_slow(&info.name, "tick", read_s, run.budget().time_s)?;
     let spin_range = dither_range(clock, run);
+    let (mut edge_pace, mut timing_pace) = (Pace::new(), Pace::new());
     let mut prev = clock.read();
     let mut partial = true; // the first wait after a jump starts mid-tick
     let stop = 'outer: loop {
@@ -631,15 +656,12 @@ pub fn measure<C: Clock + ?Sized>(
                 if r != prev {
                     break r;
                 }
-                // Often enough for a clock that is slow to read; the stopwatch costs little
-                // beside 16 reads, and this loop only waits for an edge.
-                if spins & 15 == 0 {
-                    reads_waiting += 16;
-                    if let Some(s) = run.check((edges.len() + timings.len()) as u64)? {
-                        break 'outer s;
-                    }
+                if let Some(s) = run.poll(&mut edge_pace, (edges.len() + timings.len()) as u64)? {
+                    reads_waiting += spins;
+                    break 'outer s;
                 }
             };
+            reads_waiting += spins;
             let d = info.diff(prev, r);
             if info.looks_backwards(d) {
                 backwards += 1;
@@ -652,6 +674,10 @@ pub fn measure<C: Clock + ?Sized>(
             }
             partial = false;
             prev = r;
+            // A clock that changes at every read never waits above: check here too.
+            if let Some(s) = run.poll(&mut edge_pace, (edges.len() + timings.len()) as u64)? {
+                break 'outer s;
+            }
         }
         if let Some(f) = clock.take_fault() {
             return Err(Error::Fault {
@@ -666,11 +692,9 @@ pub fn measure<C: Clock + ?Sized>(
         } else {
             rpc[rpc.len() / 2].clamp(1, 1 << 16)
         };
-        for i in 0..64u32 {
-            if i % 8 == 7 {
-                if let Some(s) = run.check((edges.len() + timings.len()) as u64)? {
-                    break 'outer s;
-                }
+        for _ in 0..64u32 {
+            if let Some(s) = run.poll(&mut timing_pace, (edges.len() + timings.len()) as u64)? {
+                break 'outer s;
             }
             let m = rng.below(4 * typical + 1);
             let s = rng.below(spin_range);

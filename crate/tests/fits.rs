@@ -269,3 +269,18 @@ fn the_same_runs_timed_by_a_fine_reference_agree_with_the_clamp() {
     // The reference brackets the clamp's reads: its intercept is the larger.
     assert!(r.least_values.line.intercept > 0.0);
 }
+
+/// Found by `tests/fuzz.rs` (fits): two x a subnormal apart gave a least-values line of
+/// infinite slope and intercept; both fits now refuse such points.
+#[test]
+fn points_a_subnormal_apart_are_refused_not_fitted_with_an_infinite_slope() {
+    let x = [-6.65605070176703e-310, -0.0];
+    let y = [0.0, 2.0];
+    let e = ticklab::fit::least_values(&x, &y).unwrap_err();
+    assert!(e.to_string().contains("too close"), "{e}");
+    // Least squares squares the differences: they vanish, and it says so.
+    let e = ticklab::fit::ols(&x, &y).unwrap_err();
+    assert!(e.to_string().contains("distinct"), "{e}");
+    let e = ticklab::fit::ols(&[0.0, 1e-150], &[0.0, 1e300]).unwrap_err();
+    assert!(e.to_string().contains("too close"), "{e}");
+}

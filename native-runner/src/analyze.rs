@@ -206,17 +206,34 @@ struct AnalyzeReport {
     bands: Vec<Band>,
 }
 
-pub fn analyze(a: AnalyzeArgs) -> Result<(), CliError> {
-    let input = open(&a.file)?;
-    let parsed = match &a.column {
+/// What `analyze` makes of its input: the values, the rounding tolerance their digits imply,
+/// the tick estimate and the bands.
+pub struct Analysis {
+    /// The durations read.
+    pub values: Vec<f64>,
+    /// Half a unit in the last printed place, the estimator's absolute tolerance.
+    pub tolerance: f64,
+    /// The tick.
+    pub estimate: TickEstimate,
+    /// Levels of the values at multiples of the tick.
+    pub bands: Vec<Band>,
+}
+
+/// Reads durations as `analyze` does (one a line, or a column of a CSV) from `input`, named
+/// `name` in messages, and estimates their tick: every step from bytes to estimate.
+pub fn examine(
+    input: Box<dyn Read>,
+    column: Option<&str>,
+    name: &str,
+) -> Result<Analysis, CliError> {
+    let parsed = match column {
         Some(c) => read_column(input, c)?,
         None => read_lines(input)?,
     };
     if parsed.values.is_empty() {
         return Err(CliError::Usage(format!(
-            "'{}' holds no numbers: expected one duration a line{}",
-            a.file,
-            if a.column.is_some() {
+            "'{name}' holds no numbers: expected one duration a line{}",
+            if column.is_some() {
                 " in the column"
             } else {
                 ""
@@ -235,11 +252,26 @@ pub fn analyze(a: AnalyzeArgs) -> Result<(), CliError> {
     };
     let estimate = estimate_values(&parsed.values, &opts)?;
     let bands = stats::bands(&parsed.values, estimate.tick / 4.0, 32);
+    Ok(Analysis {
+        values: parsed.values,
+        tolerance,
+        estimate,
+        bands,
+    })
+}
+
+pub(crate) fn analyze(a: AnalyzeArgs) -> Result<(), CliError> {
+    let Analysis {
+        values,
+        tolerance,
+        estimate,
+        bands,
+    } = examine(open(&a.file)?, a.column.as_deref(), &a.file)?;
     let unit = unit_name(a.unit);
     let tick_ns = ns_per_unit(a.unit).map(|f| f * estimate.tick);
     if let Some(dir) = &a.output.plot {
         output::plot_dir(dir)?;
-        let v = &parsed.values;
+        let v = &values;
         output::svg(&dir.join("analyze.raw.svg"), (800, 500), |ar| {
             ticklab_plot::raw(ar, v, unit)
         })?;
@@ -258,7 +290,7 @@ pub fn analyze(a: AnalyzeArgs) -> Result<(), CliError> {
         unit,
         tick_ns,
         share_explained: estimate.share_explained,
-        values: parsed.values.len(),
+        values: values.len(),
         tolerance,
         estimate,
         bands,

@@ -4,7 +4,7 @@
 //!
 //! Exit codes: 0 ok, 2 bad usage or input, 1 a measurement that failed (with the reason).
 
-mod analyze;
+pub mod analyze;
 mod cli;
 pub mod clocks;
 mod commands;

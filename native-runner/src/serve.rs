@@ -14,6 +14,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
+use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
 
@@ -28,6 +29,9 @@ pub const CSP: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval';
                        style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; worker-src 'self'; \
                        connect-src 'self'; object-src 'none'; base-uri 'none'; \
                        form-action 'none'; frame-ancestors 'none'";
+
+/// Most bytes of request body accepted.
+const MAX_BODY: usize = 1024;
 
 #[derive(Clone)]
 struct Site {
@@ -102,6 +106,8 @@ fn app(site: Site, isolation: bool) -> Router {
         .route(REPORT_PATH, get(native_report))
         .fallback_service(files)
         .layer(middleware::from_fn_with_state(site.clone(), guard))
+        // GET and HEAD carry no body: one announced or sent beyond this is refused (413).
+        .layer(RequestBodyLimitLayer::new(MAX_BODY))
         .with_state(site)
         .layer(set("content-security-policy", CSP))
         .layer(set("x-content-type-options", "nosniff"))

@@ -300,7 +300,8 @@ pub fn entries(ctx: &Context) -> Vec<Entry> {
         )),
         Place::Main,
         false,
-        true,
+        // No fit: the page could not answer Cancel through one (the worker's is the same clock).
+        false,
         None,
         1e6,
     );

@@ -20,19 +20,27 @@ mod bench;
 /// How long the SharedArrayBuffer counter is calibrated against performance.now, in ms.
 pub const CALIBRATION_MS: f64 = 100.0;
 
-/// The page's plan for one clock: main-thread clocks get a quarter of the budgets, since
-/// the page cannot respond while they run.
+/// Longest a main-thread clock may hold the page, tick and overhead together, in seconds:
+/// the page cannot answer Cancel while the main thread is busy.
+pub const MAIN_THREAD_S: f64 = 0.075;
+
+/// The page's plan for one clock. A main-thread clock gets a quarter of the budgets, at most
+/// [`MAIN_THREAD_S`] in all, and no fit, so Cancel is honoured within 100 ms.
 pub fn plan_for(
     entry: &Entry,
     settings: &Settings,
     fit: bool,
 ) -> Result<ticklab::lab::Plan, String> {
-    let scale = if entry.place == Place::Main {
-        0.25
-    } else {
-        1.0
-    };
-    settings.plan(fit && entry.can_fit, scale)
+    if entry.place != Place::Main {
+        return settings.plan(fit && entry.can_fit, 1.0);
+    }
+    let mut plan = settings.plan(false, 0.25)?;
+    let tick = &mut plan.tick.budget.time_s;
+    *tick = tick.min(0.05);
+    if let Some(o) = &mut plan.overhead {
+        o.budget.time_s = o.budget.time_s.min(MAIN_THREAD_S - 0.05);
+    }
+    Ok(plan)
 }
 
 /// One unit in the last place of `x`.
@@ -555,12 +563,23 @@ mod tests {
     }
 
     #[test]
-    fn main_thread_budgets_are_a_quarter_and_simulations_never_fit() {
+    fn main_thread_budgets_are_a_quarter_within_75_ms_and_simulations_never_fit() {
         let ctx = Context::default();
         let s = Settings::parse(&RawSettings::default()).unwrap();
         let (main, _) = check(&ctx, "performance.now-main", &RawSettings::default()).unwrap();
         let p = plan_for(&main, &s, true).unwrap();
         assert_eq!(p.tick.budget.time_s, s.tick_s * 0.25);
+        assert!(p.fits.is_empty());
+        // However long the form asks for, the main thread is held at most 75 ms.
+        let long = Settings::parse(&RawSettings {
+            tick_s: "100".into(),
+            overhead_s: "100".into(),
+            ..Default::default()
+        })
+        .unwrap();
+        let p = plan_for(&main, &long, true).unwrap();
+        let held = p.tick.budget.time_s + p.overhead.map_or(0.0, |o| o.budget.time_s);
+        assert!(held <= MAIN_THREAD_S + 1e-12, "{held}");
         let sim = catalogue::entry(&ctx, "sim-jiffy").unwrap();
         assert!(plan_for(&sim, &s, true).unwrap().fits.is_empty());
         assert!(check(&ctx, "nope", &RawSettings::default()).is_err());

@@ -22,6 +22,9 @@ commands:
   screenshot
           run the full lab in headless Chromium and save docs/screenshot.png
   web     build the page (www/pkg) and print the size of its wasm and JavaScript
+  fuzz [SECONDS]
+          the fuzz targets (analyze input, tick estimators, fits, report import) in
+          release, SECONDS each (default 60), from the corpus in tests/fuzz/
   bench   every performance figure against its target, native and in headless Chromium
           and Firefox, printed as a table and written to BENCHMARKS.md";
 
@@ -33,6 +36,7 @@ fn main() -> ExitCode {
         Some("screenshot") if args.len() == 1 => shot::run(),
         Some("bench") if args.len() == 1 => bench::run(),
         Some("web") if args.len() == 1 => web::build().map(|_| ()),
+        Some("fuzz") if args.len() <= 2 => fuzz(args.get(1).map(String::as_str)),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -49,6 +53,34 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The fuzz targets for `seconds` each, in release, one at a time so each has a core.
+fn fuzz(seconds: Option<&str>) -> Result<(), String> {
+    let s = seconds.unwrap_or("60");
+    if !s.parse::<f64>().is_ok_and(|v| v > 0.0 && v <= 86_400.0) {
+        return Err(format!(
+            "fuzz: '{s}' is not a number of seconds from 0 to 86400"
+        ));
+    }
+    std::env::set_var("TICKLAB_FUZZ_S", s);
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    step(
+        "fuzz",
+        &cargo,
+        &[
+            "test",
+            "--release",
+            "-p",
+            "ticklab-native",
+            "--test",
+            "fuzz",
+            "--",
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ],
+    )
 }
 
 /// Runs a command from the workspace root, failing with its name when it fails.

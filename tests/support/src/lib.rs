@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-pub use fantoccini::Client;
 use fantoccini::ClientBuilder;
+pub use fantoccini::{Client, Locator};
 use serde_json::json;
 
 /// Chromium's flags for a headless run as any user, root included, on a closed network.
@@ -193,4 +193,44 @@ pub async fn open(browser: Browser, driver: &Path, size: (u32, u32)) -> Result<S
         _driver: guard,
         profile,
     })
+}
+
+/// The bad-input catalogue, `docs/bad-inputs.md`: a table whose rows read
+/// `| area | input | what it gets |`.
+pub fn catalogue_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/bad-inputs.md")
+}
+
+/// One catalogue row; `|` in a cell is escaped as the table needs.
+pub fn catalogue_row(area: &str, input: &str, outcome: &str) -> String {
+    let cell = |s: &str| s.replace('|', "\\|").replace('\n', " ");
+    format!("| {} | {} | {} |", cell(area), cell(input), cell(outcome))
+}
+
+/// Fails unless the catalogue's rows of `area` are exactly `rows`: every bad input a test
+/// tries is listed with what it got, and the document lists nothing no test tries.
+pub fn assert_catalogued(area: &str, rows: &[String]) {
+    let path = catalogue_path();
+    let doc = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let prefix = format!("| {area} |");
+    let listed: Vec<&str> = doc
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| l.starts_with(&prefix))
+        .collect();
+    let missing: Vec<&String> = rows
+        .iter()
+        .filter(|r| !listed.contains(&r.as_str()))
+        .collect();
+    let extra: Vec<&&str> = listed
+        .iter()
+        .filter(|l| !rows.iter().any(|r| r == **l))
+        .collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "{} is out of date for '{area}'.\nNot listed (what the tests got):\n{}\nListed but not tried:\n{}",
+        path.display(),
+        missing.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n"),
+        extra.iter().map(|s| **s).collect::<Vec<_>>().join("\n"),
+    );
 }
