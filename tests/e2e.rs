@@ -401,8 +401,8 @@ async fn full_run(browser: Browser, driver: &Path, url: &str, shot: &Path) -> Re
     run
 }
 
-#[test]
-fn browsers_measure_the_documented_ticks() {
+/// The built page (`TICKLAB_SITE`, or target/site), which must be there.
+fn built_site() -> PathBuf {
     let site = std::env::var_os("TICKLAB_SITE")
         .map(PathBuf::from)
         .unwrap_or_else(|| target().join("site"));
@@ -411,6 +411,12 @@ fn browsers_measure_the_documented_ticks() {
         "no built page in {}; run `cargo xtask web` (cargo xtask test does)",
         site.display()
     );
+    site
+}
+
+#[test]
+fn browsers_measure_the_documented_ticks() {
+    let site = built_site();
     let drivers = [
         (
             Browser::Chromium,
@@ -823,14 +829,7 @@ async fn hostile_page(
 
 #[test]
 fn the_page_refuses_bad_input_and_imports_and_cancels_within_100_ms() {
-    let site = std::env::var_os("TICKLAB_SITE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| target().join("site"));
-    assert!(
-        site.join("www/pkg/ticklab_www_bg.wasm").is_file(),
-        "no built page in {}; run `cargo xtask web` (cargo xtask test does)",
-        site.display()
-    );
+    let site = built_site();
     let dir = tempfile::tempdir().unwrap();
     let report = native_report(dir.path());
     let files = dir.path().join("imports");

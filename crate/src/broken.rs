@@ -364,3 +364,16 @@ pub fn run(case: &Case) -> Outcome {
         failures,
     }
 }
+
+/// Runs every case, handing each outcome to `log`; returns the failures, one line each.
+pub fn run_all(log: &mut dyn FnMut(&Outcome)) -> Vec<String> {
+    let mut failures = Vec::new();
+    for case in cases() {
+        let o = run(&case);
+        log(&o);
+        for f in &o.failures {
+            failures.push(format!("{}: {f} (got {})", o.name, o.summary()));
+        }
+    }
+    failures
+}
