@@ -146,6 +146,11 @@ pub struct ClockInfo {
     pub monotonic: bool,
     /// How the platform's raw values become counts, where that is not the identity.
     pub mapping: Option<String>,
+    /// How far apart readings can be, in counts, when more than one count (a float clock's
+    /// spacing: epoch milliseconds as doubles are 244 ns apart): no tick finer than this
+    /// can be seen.
+    #[serde(default)]
+    pub quantum: Option<f64>,
 }
 
 impl ClockInfo {
@@ -160,6 +165,7 @@ impl ClockInfo {
             claimed: None,
             monotonic: kind != ClockKind::Wall,
             mapping: None,
+            quantum: None,
         }
     }
 
@@ -193,6 +199,12 @@ impl ClockInfo {
     /// Marks the clock as one that may go backwards.
     pub fn non_monotonic(mut self) -> Self {
         self.monotonic = false;
+        self
+    }
+
+    /// Sets the spacing of readings in counts, when coarser than one count.
+    pub fn with_quantum(mut self, counts: f64) -> Self {
+        self.quantum = (counts.is_finite() && counts > 1.0).then_some(counts);
         self
     }
 

@@ -26,7 +26,8 @@ pub enum Command {
     Overhead(ExperimentArgs),
     /// Time against work: least squares, the least-values fit and the step prediction.
     Fit(FitArgs),
-    /// The tick of durations measured elsewhere (one number a line, or a CSV column).
+    /// The tick of durations measured elsewhere: one number a line, a CSV column, or the
+    /// files of Criterion, hyperfine, pytest-benchmark and JMH.
     Analyze(AnalyzeArgs),
     /// Wall time against process and thread CPU time for a matrix multiply, and a cold
     /// (fresh memory) first pass against warm passes.
@@ -163,14 +164,17 @@ pub enum Unit {
 
 #[derive(Args, Debug)]
 pub struct AnalyzeArgs {
-    /// File of durations, or - for standard input.
+    /// Durations: one a line, a CSV file with --column, a tool's file (Criterion's
+    /// sample.json or raw.csv, hyperfine's --export-json, pytest-benchmark's
+    /// --benchmark-json, JMH's -rf json), a directory of them (target/criterion), or - for
+    /// standard input.
     pub file: String,
     /// Read this column of a CSV file: a header name or a 1-based index.
     #[arg(long, value_name = "NAME|INDEX")]
     pub column: Option<String>,
-    /// Unit of the durations.
-    #[arg(long, value_enum, default_value_t = Unit::Ticks)]
-    pub unit: Unit,
+    /// Unit of plain numbers (the tools' files carry their own); without it, ticks.
+    #[arg(long, value_enum)]
+    pub unit: Option<Unit>,
     #[command(flatten)]
     pub output: Output,
 }

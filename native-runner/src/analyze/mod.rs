@@ -1,0 +1,552 @@
+//! `ticklab analyze`: the tick of durations measured elsewhere, and what it means for them.
+
+pub mod formats;
+
+use std::io::Read;
+
+use serde::Serialize;
+use ticklab::stats::{self, Band};
+use ticklab::tick::{self, EstimatorOptions, Method, Quantum, TickEstimate};
+
+use crate::cli::{AnalyzeArgs, Unit};
+use crate::output::{self, Table};
+use crate::CliError;
+pub use formats::{Format, Series};
+
+/// The factor of the Rule of 100: a timing should last 100 ticks for 1% quantisation error.
+const RULE: f64 = 100.0;
+
+fn unit_name(u: Option<Unit>) -> &'static str {
+    match u {
+        Some(Unit::S) => "s",
+        Some(Unit::Ms) => "ms",
+        Some(Unit::Us) => "us",
+        Some(Unit::Ns) => "ns",
+        Some(Unit::Ticks) | None => "ticks",
+    }
+}
+
+fn ns_per_unit(u: Option<Unit>) -> Option<f64> {
+    match u {
+        Some(Unit::S) => Some(1e9),
+        Some(Unit::Ms) => Some(1e6),
+        Some(Unit::Us) => Some(1e3),
+        Some(Unit::Ns) => Some(1.0),
+        Some(Unit::Ticks) | None => None,
+    }
+}
+
+/// A duration in the series' unit, readable: "41.67 ns", or "3.5 ticks" when the unit is
+/// not known.
+fn duration(v: f64, u: Option<Unit>) -> String {
+    match ns_per_unit(u) {
+        Some(f) => output::ns(v * f),
+        None => format!("{v} {}", unit_name(u)),
+    }
+}
+
+/// What one series gave.
+pub struct SeriesAnalysis {
+    /// The values and where they came from.
+    pub series: Series,
+    /// The tick estimate; none for averages, which have no tick.
+    pub estimate: Option<TickEstimate>,
+    /// Whether the estimate is of the values' differences: they share an offset.
+    pub offset: bool,
+    /// Levels of the values at multiples of the tick.
+    pub bands: Vec<Band>,
+}
+
+impl SeriesAnalysis {
+    /// The tick, when one was found or the data's precision bounds it; none otherwise.
+    pub fn tick(&self) -> Option<f64> {
+        self.estimate
+            .as_ref()
+            .filter(|e| e.method != Method::NoTick)
+            .map(|e| e.tick)
+    }
+
+    /// The shortest timing with at most 1% quantisation error, when a tick was found.
+    pub fn rule_of_100(&self) -> Option<f64> {
+        self.estimate
+            .as_ref()
+            .filter(|e| e.found())
+            .map(|e| RULE * e.tick)
+    }
+
+    /// The answer in the terms of whoever made the timings.
+    pub fn answer(&self) -> String {
+        let s = &self.series;
+        let u = s.unit;
+        let (one, many) = s.format.noun();
+        let Some(e) = &self.estimate else {
+            return format!(
+                "no tick: {}",
+                s.averages.as_deref().unwrap_or("these are averages")
+            );
+        };
+        match e.method {
+            Method::NoTick => "no tick found: the values lie on no step (doubles at full \
+                               precision); averages over many runs have no tick"
+                .into(),
+            Method::Precision => format!(
+                "at most {}: the data's own precision; nothing coarser fits",
+                duration(e.tick, u)
+            ),
+            _ => {
+                let rule = RULE * e.tick;
+                let shorter = s.values.iter().filter(|&&v| v > 0.0 && v < rule).count();
+                let shortest = s
+                    .values
+                    .iter()
+                    .copied()
+                    .filter(|&v| v > 0.0)
+                    .fold(f64::INFINITY, f64::min);
+                let tail = if shorter == 0 {
+                    format!(
+                        "; every one here is longer (the shortest lasted {})",
+                        duration(shortest, u)
+                    )
+                } else {
+                    format!("; {shorter} of the {} here are shorter", s.values.len())
+                };
+                format!(
+                    "these {many} were timed by a clock of {}: a {one} shorter than {} carries \
+                     more than 1% quantisation error (Rule of 100){tail}",
+                    duration(e.tick, u),
+                    duration(rule, u)
+                )
+            }
+        }
+    }
+}
+
+/// Everything `analyze` made of its input.
+pub struct Analysis {
+    /// One result for each series read.
+    pub series: Vec<SeriesAnalysis>,
+    /// All timing series of one unit together, when there are several: one clock timed
+    /// them all, and more values pin its tick down better.
+    pub combined: Option<SeriesAnalysis>,
+}
+
+impl Analysis {
+    /// The headline result: all series together, or the only one.
+    pub fn main(&self) -> &SeriesAnalysis {
+        self.combined.as_ref().unwrap_or(&self.series[0])
+    }
+}
+
+fn analyse(series: Series) -> Result<SeriesAnalysis, CliError> {
+    if series.averages.is_some() {
+        return Ok(SeriesAnalysis {
+            series,
+            estimate: None,
+            offset: false,
+            bands: Vec::new(),
+        });
+    }
+    let opts = EstimatorOptions::default();
+    let unit_s = ns_per_unit(series.unit).map(|ns| ns * 1e-9);
+    let mut estimate =
+        tick::estimate_with_finer(&series.values, series.quantum, series.finer, unit_s, &opts)?;
+    let mut offset = false;
+    if !estimate.found() && series.values.len() >= 10 {
+        // Values that share an offset (hyperfine takes the shell's mean start-up time off
+        // every run) are multiples of no tick, but their differences are; each carries two
+        // readings' rounding.
+        let min = series.values.iter().copied().fold(f64::INFINITY, f64::min);
+        let d: Vec<f64> = series
+            .values
+            .iter()
+            .map(|v| v - min)
+            .filter(|d| *d > 0.0)
+            .collect();
+        if d.len() >= 10 {
+            let q = Quantum::infer(&d);
+            let step = if q.is_precision() {
+                q.step()
+            } else {
+                series.quantum.step()
+            };
+            let e = tick::estimate(&d, Quantum::Spacing { step: 2.0 * step }, unit_s, &opts)?;
+            if e.found() {
+                estimate = e;
+                estimate.caveats.insert(
+                    0,
+                    format!(
+                        "the values share an offset (the smallest is {}): their differences \
+                         are multiples of the tick, the values themselves are not",
+                        duration(min, series.unit)
+                    ),
+                );
+                offset = true;
+            }
+        }
+    }
+    let bands = if estimate.found() || estimate.method == Method::Precision {
+        stats::bands(&series.values, estimate.tick / 4.0, 32)
+    } else {
+        Vec::new()
+    };
+    Ok(SeriesAnalysis {
+        series,
+        estimate: Some(estimate),
+        offset,
+        bands,
+    })
+}
+
+fn analyse_all(all: Vec<Series>) -> Result<Analysis, CliError> {
+    // All timing series together, when they share a unit and there are several.
+    let timings: Vec<&Series> = all.iter().filter(|s| s.averages.is_none()).collect();
+    let combined = if timings.len() >= 2 && timings.iter().all(|s| s.unit == timings[0].unit) {
+        let values: Vec<f64> = timings
+            .iter()
+            .flat_map(|s| s.values.iter().copied())
+            .collect();
+        // The finest quantum of them all holds every value.
+        let quantum = timings
+            .iter()
+            .map(|s| s.quantum)
+            .min_by(|a, b| a.step().total_cmp(&b.step()))
+            .unwrap_or_default();
+        let finer = timings
+            .iter()
+            .filter_map(|s| s.finer)
+            .min_by(|a, b| a.step().total_cmp(&b.step()));
+        let first = timings[0];
+        Some(Series {
+            name: format!("all {} series together", timings.len()),
+            format: first.format,
+            unit: first.unit,
+            values,
+            quantum,
+            finer,
+            averages: None,
+            notes: Vec::new(),
+        })
+    } else {
+        None
+    };
+    let series = all
+        .into_iter()
+        .map(analyse)
+        .collect::<Result<Vec<_>, _>>()?;
+    let combined = combined.map(analyse).transpose()?;
+    Ok(Analysis { series, combined })
+}
+
+/// Reads durations as `analyze` does (a tool's file, one a line, or a column of a CSV)
+/// from `input`, named `name` in messages, and estimates their tick: every step from bytes
+/// to answer.
+pub fn examine(
+    input: Box<dyn Read>,
+    column: Option<&str>,
+    name: &str,
+) -> Result<Analysis, CliError> {
+    analyse_all(formats::read(input, column, name, None)?)
+}
+
+/// One series in the JSON output.
+#[derive(Serialize)]
+struct SeriesReport<'a> {
+    source: &'a str,
+    format: &'static str,
+    kind: &'static str,
+    values: usize,
+    unit: &'static str,
+    /// The tick in the values' unit; for a bound (`at_most`) the data's precision; none
+    /// when there is no tick.
+    tick: Option<f64>,
+    tick_ns: Option<f64>,
+    at_most: bool,
+    share_explained: Option<f64>,
+    /// The data's own precision, in the values' unit.
+    tolerance: f64,
+    offset: bool,
+    /// The shortest timing with at most 1% quantisation error (Rule of 100).
+    rule_of_100: Option<f64>,
+    answer: String,
+    notes: &'a [String],
+    estimate: Option<&'a TickEstimate>,
+    bands: &'a [Band],
+}
+
+fn series_report(a: &SeriesAnalysis) -> SeriesReport<'_> {
+    let s = &a.series;
+    let tick = a.tick();
+    SeriesReport {
+        source: &s.name,
+        format: s.format.name(),
+        kind: if s.averages.is_some() {
+            "averages"
+        } else {
+            "timings"
+        },
+        values: s.values.len(),
+        unit: unit_name(s.unit),
+        tick,
+        tick_ns: tick.and_then(|t| ns_per_unit(s.unit).map(|f| f * t)),
+        at_most: a
+            .estimate
+            .as_ref()
+            .is_some_and(|e| e.method == Method::Precision),
+        share_explained: a
+            .estimate
+            .as_ref()
+            .filter(|e| e.found())
+            .map(|e| e.share_explained),
+        tolerance: s.quantum.step(),
+        offset: a.offset,
+        rule_of_100: a.rule_of_100(),
+        answer: a.answer(),
+        notes: &s.notes,
+        estimate: a.estimate.as_ref(),
+        bands: &a.bands,
+    }
+}
+
+#[derive(Serialize)]
+struct ManyReport<'a> {
+    combined: Option<SeriesReport<'a>>,
+    series: Vec<SeriesReport<'a>>,
+}
+
+fn method_word(e: &TickEstimate) -> &'static str {
+    match e.method {
+        Method::ExactGcd => "exact gcd",
+        Method::Robust => "robust",
+        Method::BestEffort => "best effort",
+        Method::Precision => "the data's precision",
+        Method::NoTick => "no tick",
+    }
+}
+
+/// The tick as a person reads it: "41.67 ns = 125/3 ns", "at most 1.000 ms", "none".
+fn tick_words(a: &SeriesAnalysis) -> String {
+    let u = a.series.unit;
+    match &a.estimate {
+        None => "none (averages)".into(),
+        Some(e) => match e.method {
+            Method::NoTick => "none found".into(),
+            Method::Precision => format!("at most {}", duration(e.tick, u)),
+            _ => {
+                let mut t = duration(e.tick, u);
+                if let Some(x) = e.exact {
+                    if x.den != 1 || ns_per_unit(u).is_none() {
+                        t.push_str(&format!(" = {x} {}", unit_name(u)));
+                    }
+                } else if e.uncertainty > 0.0 {
+                    t.push_str(&format!(" ± {}", duration(e.uncertainty, u)));
+                }
+                t
+            }
+        },
+    }
+}
+
+fn detail(a: &SeriesAnalysis) -> String {
+    let s = &a.series;
+    let u = s.unit;
+    let mut t = Table::new(&["", ""]);
+    t.row(vec![
+        "source".into(),
+        format!(
+            "{} ({}), {} values",
+            s.name,
+            s.format.name(),
+            s.values.len()
+        ),
+    ]);
+    t.row(vec!["tick".into(), tick_words(a)]);
+    if let Some(e) = &a.estimate {
+        if e.found() {
+            t.row(vec![
+                "explains".into(),
+                format!(
+                    "{:.2}% of {} positive values, where chance gives {:.1}%",
+                    e.share_explained * 100.0,
+                    e.intervals,
+                    e.chance * 100.0
+                ),
+            ]);
+            if e.straddles > 0.0 {
+                t.row(vec![
+                    "straddles".into(),
+                    format!("{:.2}%", e.straddles * 100.0),
+                ]);
+            }
+        }
+        t.row(vec!["method".into(), method_word(e).into()]);
+        t.row(vec![
+            "reliable".into(),
+            if e.reliable { "yes" } else { "no" }.into(),
+        ]);
+        t.row(vec![
+            "precision".into(),
+            format!("{} (the values' own)", duration(e.quantum.step(), u)),
+        ]);
+        t.row(vec!["zero values".into(), e.zeros.to_string()]);
+        t.row(vec![
+            "smallest non-zero".into(),
+            duration(e.smallest_nonzero, u),
+        ]);
+        t.row(vec![
+            "smallest diff(sort())".into(),
+            e.smallest_diff_sort.map_or("-".into(), |v| duration(v, u)),
+        ]);
+    }
+    let mut text = t.render();
+    text.push_str(&format!("\n{}\n", a.answer()));
+    if !a.bands.is_empty() {
+        text.push_str("\nbands (level: count)\n");
+        for b in &a.bands {
+            text.push_str(&format!("  {}: {}\n", b.level, b.count));
+        }
+    }
+    for n in &s.notes {
+        text.push_str(&format!("note: {n}\n"));
+    }
+    if let Some(e) = &a.estimate {
+        for c in &e.caveats {
+            text.push_str(&format!("note: {c}\n"));
+        }
+    }
+    text
+}
+
+fn overview(an: &Analysis) -> String {
+    let mut t = Table::new(&[
+        "series",
+        "format",
+        "values",
+        "tick",
+        "explains",
+        "shortest",
+        "Rule of 100 asks",
+    ]);
+    let rows = an.series.iter().chain(an.combined.as_ref());
+    for a in rows {
+        let s = &a.series;
+        let shortest = s
+            .values
+            .iter()
+            .copied()
+            .filter(|&v| v > 0.0)
+            .fold(f64::INFINITY, f64::min);
+        t.row(vec![
+            s.name.clone(),
+            s.format.name().into(),
+            s.values.len().to_string(),
+            tick_words(a),
+            a.estimate
+                .as_ref()
+                .filter(|e| e.found())
+                .map_or("-".into(), |e| format!("{:.1}%", e.share_explained * 100.0)),
+            if shortest.is_finite() {
+                duration(shortest, s.unit)
+            } else {
+                "-".into()
+            },
+            a.rule_of_100()
+                .map_or("-".into(), |r| format!("≥ {}", duration(r, s.unit))),
+        ]);
+    }
+    let mut text = t.render();
+    text.push('\n');
+    text.push_str(&detail(an.main()));
+    text
+}
+
+fn csv_rows(an: &Analysis) -> Result<String, CliError> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let err = |e: csv::Error| CliError::Output(e.to_string());
+    w.write_record([
+        "tick",
+        "unit",
+        "share_explained",
+        "method",
+        "reliable",
+        "values",
+        "zeros",
+        "smallest_nonzero",
+        "smallest_diff_sort",
+        "source",
+        "format",
+        "at_most",
+        "rule_of_100",
+    ])
+    .map_err(err)?;
+    let rows: Vec<&SeriesAnalysis> = an.series.iter().chain(an.combined.as_ref()).collect();
+    for a in rows {
+        let s = &a.series;
+        let e = a.estimate.as_ref();
+        let opt = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
+        w.write_record([
+            opt(a.tick()),
+            unit_name(s.unit).to_string(),
+            opt(e.filter(|e| e.found()).map(|e| e.share_explained)),
+            e.map_or("averages", method_word).to_string(),
+            e.is_some_and(|e| e.reliable).to_string(),
+            s.values.len().to_string(),
+            e.map_or(String::new(), |e| e.zeros.to_string()),
+            opt(e.map(|e| e.smallest_nonzero)),
+            opt(e.and_then(|e| e.smallest_diff_sort)),
+            s.name.clone(),
+            s.format.name().to_string(),
+            e.is_some_and(|e| e.method == Method::Precision).to_string(),
+            opt(a.rule_of_100()),
+        ])
+        .map_err(err)?;
+    }
+    let bytes = w
+        .into_inner()
+        .map_err(|e| CliError::Output(e.to_string()))?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+pub(crate) fn analyze(a: AnalyzeArgs) -> Result<(), CliError> {
+    let series = formats::read_path(&a.file, a.column.as_deref(), a.unit)?;
+    let an = analyse_all(series)?;
+    if let Some(dir) = &a.output.plot {
+        let m = an.main();
+        let v = &m.series.values;
+        if !v.is_empty() {
+            let unit = unit_name(m.series.unit);
+            output::plot_dir(dir)?;
+            output::svg(&dir.join("analyze.raw.svg"), (800, 500), |ar| {
+                ticklab_plot::raw(ar, v, unit)
+            })?;
+            output::svg(&dir.join("analyze.sorted.svg"), (800, 500), |ar| {
+                ticklab_plot::sorted(ar, v, unit)
+            })?;
+            output::svg(&dir.join("analyze.diffsort.svg"), (800, 500), |ar| {
+                ticklab_plot::diff_sorted(ar, v, unit)
+            })?;
+            output::svg(&dir.join("analyze.histogram.svg"), (800, 500), |ar| {
+                ticklab_plot::histogram(ar, v, 60, unit)
+            })?;
+        }
+    }
+    if a.output.json {
+        let text = if an.series.len() == 1 && an.combined.is_none() {
+            serde_json::to_string_pretty(&series_report(&an.series[0]))
+        } else {
+            serde_json::to_string_pretty(&ManyReport {
+                combined: an.combined.as_ref().map(series_report),
+                series: an.series.iter().map(series_report).collect(),
+            })
+        }
+        .map_err(|e| CliError::Output(e.to_string()))?;
+        return output::print(&text);
+    }
+    if a.output.csv {
+        return output::print(&csv_rows(&an)?);
+    }
+    if an.series.len() == 1 {
+        output::print(&detail(&an.series[0]))
+    } else {
+        output::print(&overview(&an))
+    }
+}
