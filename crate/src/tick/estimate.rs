@@ -237,10 +237,14 @@ pub fn estimate_with_finer(
     unit_s: Option<f64>,
     opts: &EstimatorOptions,
 ) -> Result<TickEstimate> {
-    let e = estimate(values, quantum, unit_s, opts)?;
+    opts.validate()?;
+    let p = Prepared::new(values)?;
+    let e = estimate_prepared(&p, quantum, unit_s, opts, None)?;
     match finer {
+        // Only the coarse step itself is new at the finer quantum: anything coarser was
+        // tried, and the values lie on the coarse grid.
         Some(f) if !e.found() => {
-            let again = estimate(values, f, unit_s, opts)?;
+            let again = estimate_prepared(&p, f, unit_s, opts, Some(quantum.step()))?;
             Ok(if again.found() { again } else { e })
         }
         _ => Ok(e),
@@ -258,7 +262,65 @@ pub fn estimate(
     unit_s: Option<f64>,
     opts: &EstimatorOptions,
 ) -> Result<TickEstimate> {
+    estimate_among(values, quantum, unit_s, opts, None)
+}
+
+/// The positive finite values, sorted, and what was left out.
+struct Prepared {
+    sorted: Vec<f64>,
+    zeros: u64,
+    rejected: u64,
+}
+
+impl Prepared {
+    fn new(values: &[f64]) -> Result<Self> {
+        let mut rejected = 0u64;
+        let mut zeros = 0u64;
+        let mut bits: Vec<u64> = Vec::with_capacity(values.len());
+        for &x in values {
+            if !(x.is_finite() && x >= 0.0) {
+                rejected += 1;
+            } else if x == 0.0 {
+                zeros += 1;
+            } else {
+                bits.push(x.to_bits());
+            }
+        }
+        if bits.is_empty() {
+            return Err(Error::NoData(format!(
+                "no positive finite interval among {} values ({zeros} zero, {rejected} refused)",
+                values.len()
+            )));
+        }
+        // Positive doubles sort as their bits do, and integers sort fast.
+        radix_sort(&mut bits);
+        Ok(Self {
+            sorted: bits.into_iter().map(f64::from_bits).collect(),
+            zeros,
+            rejected,
+        })
+    }
+}
+
+/// [`estimate`], trying only the tick `only` (in the data's unit) when given.
+fn estimate_among(
+    values: &[f64],
+    quantum: Quantum,
+    unit_s: Option<f64>,
+    opts: &EstimatorOptions,
+    only: Option<f64>,
+) -> Result<TickEstimate> {
     opts.validate()?;
+    estimate_prepared(&Prepared::new(values)?, quantum, unit_s, opts, only)
+}
+
+fn estimate_prepared(
+    p: &Prepared,
+    quantum: Quantum,
+    unit_s: Option<f64>,
+    opts: &EstimatorOptions,
+    only: Option<f64>,
+) -> Result<TickEstimate> {
     let step = quantum.step();
     if !(step.is_finite() && step > 0.0) {
         return Err(invalid(
@@ -271,35 +333,24 @@ pub fn estimate(
         q_tol: if quantum.on_grid() { 1.0 - 1e-6 } else { 1.0 },
         rel: opts.rel_tolerance,
     };
-    // Everything below is in steps of the quantum (whole numbers on a grid), sorted:
-    // positive doubles sort as their bits do, and integers sort faster than floats.
-    let mut rejected = 0u64;
-    let mut zeros = 0u64;
-    let mut largest = 0.0f64;
-    let mut bits: Vec<u64> = Vec::with_capacity(values.len());
-    for &x in values {
-        if !(x.is_finite() && x >= 0.0) {
-            rejected += 1;
-        } else if x == 0.0 {
-            zeros += 1;
-        } else {
-            largest = largest.max(x);
+    let (zeros, rejected) = (p.zeros, p.rejected);
+    // Everything below is in steps of the quantum (whole numbers on a grid), in order.
+    let u: Vec<f64> = p
+        .sorted
+        .iter()
+        .map(|&x| {
             let s = x / step;
-            let s = if space.grid { rnd(s).max(1.0) } else { s };
-            bits.push(s.to_bits());
-        }
-    }
-    if bits.is_empty() {
-        return Err(Error::NoData(format!(
-            "no positive finite interval among {} values ({zeros} zero, {rejected} refused)",
-            values.len()
-        )));
-    }
-    bits.sort_unstable();
-    let u: Vec<f64> = bits.into_iter().map(f64::from_bits).collect();
+            if space.grid {
+                rnd(s).max(1.0)
+            } else {
+                s
+            }
+        })
+        .collect();
     if !u[u.len() - 1].is_finite() {
         return Err(Error::NoData(format!(
-            "the intervals are too large to estimate a tick from (largest {largest:e})"
+            "the intervals are too large to estimate a tick from (largest {:e})",
+            p.sorted[p.sorted.len() - 1]
         )));
     }
     let smallest_nonzero = u[0] * step;
@@ -343,7 +394,7 @@ pub fn estimate(
         ));
         return Ok(est);
     }
-    let search = search(&u, &gaps, &space, opts);
+    let search = search(&u, &gaps, &space, opts, only.map(|t| t / step));
     match search.found {
         Some(f) => {
             // Every tick between lo and hi explains the hits as well: the uncertainty is at
@@ -399,12 +450,23 @@ pub fn estimate(
         }
         None => {
             est.share_explained = if quantum.on_grid() { 1.0 } else { 0.0 };
-            if quantum.is_precision() {
+            let reached = search.down_to * step;
+            if quantum.is_precision() && reached > 2.5 * step {
+                // Ticks below the reach of the search are not ruled out: the bound is
+                // where the search stopped, not the data's precision.
+                est.tick = reached;
                 est.caveats.push(format!(
-                    "{PRECISION_CAVEAT} ({}) explains the intervals beyond chance{}: the tick \
+                    "no tick tried, from {} up, explains the intervals beyond chance: the \
+                     tick is at most that; finer ones, down to the data's own precision ({}), \
+                     cannot be searched for in values this long",
+                    short(reached),
+                    short(step)
+                ));
+            } else if quantum.is_precision() {
+                est.caveats.push(format!(
+                    "{PRECISION_CAVEAT} ({}) explains the intervals beyond chance: the tick \
                      is at most that",
-                    short(step),
-                    searched(search.down_to * step, step)
+                    short(step)
                 ));
             } else {
                 est.caveats.push(
@@ -432,14 +494,6 @@ fn short(x: f64) -> String {
     let s = format!("{x:.6e}");
     let v: f64 = s.parse().unwrap_or(x);
     format!("{v}")
-}
-
-fn searched(down_to: f64, step: f64) -> String {
-    if down_to > 2.5 * step {
-        format!(" (candidates down to {} were tried)", short(down_to))
-    } else {
-        String::new()
-    }
 }
 
 /// The tolerances of the search, in steps of the quantum.
@@ -633,6 +687,39 @@ fn straddle_pair(residues: &[f64], tau: f64, space: &Space) -> Option<(usize, f6
     })
 }
 
+/// Sorts by an LSD radix sort on bytes, skipping the bytes every key shares (a million
+/// doubles of one magnitude differ in five or six of their eight): several times faster
+/// than a comparison sort.
+fn radix_sort(keys: &mut Vec<u64>) {
+    if keys.len() < 4096 {
+        keys.sort_unstable();
+        return;
+    }
+    let mut other = vec![0u64; keys.len()];
+    for byte in 0..8 {
+        let shift = byte * 8;
+        let mut count = [0usize; 256];
+        for &k in keys.iter() {
+            count[((k >> shift) & 0xff) as usize] += 1;
+        }
+        if count.iter().any(|&c| c == keys.len()) {
+            continue;
+        }
+        let mut at = 0;
+        for c in count.iter_mut() {
+            let n = *c;
+            *c = at;
+            at += n;
+        }
+        for &k in keys.iter() {
+            let b = ((k >> shift) & 0xff) as usize;
+            other[count[b]] = k;
+            count[b] += 1;
+        }
+        std::mem::swap(keys, &mut other);
+    }
+}
+
 /// `x` rounded to a whole number, without a call into libm (x86-64 has no rounding
 /// instruction before SSE4.1): adding and taking away 1.5 × 2^52 leaves no fraction.
 #[inline(always)]
@@ -762,8 +849,8 @@ fn climb(b: f64, k: f64, ladder: &[f64], space: &Space) -> Option<Survivor> {
         }
     }
     // A candidate must have been tried on most of a short ladder (data of few distinct
-    // values), or on eight values of a long one.
-    if tried < 8.min(ladder.len() as u32 * 2 / 3 + 1) {
+    // values), or on eight values of a long one, and on one value at least besides its base.
+    if tried < 8.min(ladder.len() as u32 * 2 / 3 + 1).max(2) {
         return None;
     }
     // Hits on a long ladder must already stand out from chance (a rough, generous chance);
@@ -785,10 +872,21 @@ fn climb(b: f64, k: f64, ladder: &[f64], space: &Space) -> Option<Survivor> {
 /// residuals from the previous τ so large values lose no digits. Returns τ and its
 /// standard error.
 fn refine(u: &[f64], tau0: f64, delta0: f64, tol: &dyn Fn(f64) -> f64) -> (f64, f64) {
+    refine_passes(u, tau0, delta0, tol, 4)
+}
+
+/// [`refine`] in at most `passes` passes over `u`.
+fn refine_passes(
+    u: &[f64],
+    tau0: f64,
+    delta0: f64,
+    tol: &dyn Fn(f64) -> f64,
+    passes: usize,
+) -> (f64, f64) {
     let mut tau = tau0;
     let mut delta = delta0;
     let mut se = delta0;
-    for _ in 0..4 {
+    for _ in 0..passes {
         let t = tol(tau);
         let (mut skr, mut skk, mut srr, mut m) = (0.0, 0.0, 0.0, 0u64);
         for &x in u {
@@ -833,31 +931,84 @@ fn refine(u: &[f64], tau0: f64, delta0: f64, tol: &dyn Fn(f64) -> f64) -> (f64, 
 
 /// The bases candidates are divided from: the smallest values and the smallest steps of
 /// diff(sort()), each cluster of nearly equal ones taken once.
-fn bases(u: &[f64], gaps: &[f64], space: &Space) -> Vec<f64> {
+/// The smallest value and the most frequent one come first: they are divided all the way
+/// down to two quanta, the others as far as the budget allows.
+fn bases(u: &[f64], gaps: &[f64], space: &Space) -> (Vec<f64>, usize) {
     let merge = space.q_tol;
-    let mut b = cluster_means(u, merge, BASES);
+    let small = cluster_means(u, merge, BASES);
     // The most frequent values too: a few outliers below the data must not be all the
     // bases there are.
-    b.extend(crowded(u, merge, BASES));
+    let frequent = crowded(u, merge, BASES);
     let wide: Vec<f64> = gaps.iter().copied().filter(|&g| g > merge).collect();
-    b.extend(cluster_means(&wide, merge, BASES));
-    b.retain(|x| x.is_finite() && *x >= 2.0 * space.q_tol);
-    b.sort_unstable_by(f64::total_cmp);
-    b.dedup_by(|a, b| (*a - *b).abs() <= 1e-9 * b.abs());
-    b
+    let keep = |x: &f64| x.is_finite() && *x >= 2.0 * space.q_tol;
+    let mut first: Vec<f64> = small
+        .iter()
+        .take(1)
+        .chain(frequent.iter().take(1))
+        .copied()
+        .filter(keep)
+        .collect();
+    first.dedup_by(|a, b| (*a - *b).abs() <= 1e-9 * b.abs());
+    let mut rest: Vec<f64> = small
+        .iter()
+        .skip(1)
+        .chain(frequent.iter().skip(1))
+        .copied()
+        .chain(cluster_means(&wide, merge, BASES))
+        .filter(keep)
+        .filter(|x| !first.iter().any(|f| (f - x).abs() <= 1e-9 * x.abs()))
+        .collect();
+    rest.sort_unstable_by(f64::total_cmp);
+    rest.dedup_by(|a, b| (*a - *b).abs() <= 1e-9 * b.abs());
+    let n = first.len();
+    first.extend(rest);
+    (first, n)
 }
 
-fn search(u: &[f64], gaps: &[f64], space: &Space, opts: &EstimatorOptions) -> Search {
+/// Most candidates from one of the first bases: for a few values, down to two quanta from
+/// a million steps; for a million values, what their sorting leaves time for.
+fn full_reach(n: usize) -> usize {
+    if n <= 100_000 {
+        1 << 20
+    } else {
+        1 << 19
+    }
+}
+
+fn search(
+    u: &[f64],
+    gaps: &[f64],
+    space: &Space,
+    opts: &EstimatorOptions,
+    only: Option<f64>,
+) -> Search {
     let sample = stats::decimate(u, SCORE_SAMPLE);
     let steps = ladder(&sample);
     let min_tau = 2.0 * space.q_tol;
-    let bases = bases(u, gaps, space);
-    let mut survivors: Vec<Survivor> = Vec::new();
+    let (bases, full) = if only.is_some() {
+        (Vec::new(), 0)
+    } else {
+        bases(u, gaps, space)
+    };
+    let mut survivors: Vec<Survivor> = only
+        .map(|tau| Survivor {
+            tau,
+            delta: 0.0,
+            range: None,
+        })
+        .into_iter()
+        .collect();
     let mut tried = 0usize;
+    // How far down the candidates reached: below that, a tick was not tried.
     let mut down_to = f64::INFINITY;
     let per_base = (max_candidates(u.len()) / bases.len().max(1)).min(opts.max_divisor as usize);
-    for &b in &bases {
-        let kmax = ((b / min_tau).floor() as usize).clamp(1, per_base.max(1));
+    for (i, &b) in bases.iter().enumerate() {
+        let cap = if i < full {
+            full_reach(u.len()).min(opts.max_divisor as usize)
+        } else {
+            per_base
+        };
+        let kmax = ((b / min_tau).floor() as usize).clamp(1, cap.max(1));
         down_to = down_to.min(b / kmax as f64);
         // A cheap first test before the climb: two of the next three values of the ladder
         // above the base must sit on a multiple (most candidates fail it; one outlier
@@ -871,25 +1022,31 @@ fn search(u: &[f64], gaps: &[f64], space: &Space, opts: &EstimatorOptions) -> Se
         let below = steps.partition_point(|&x| x < b * (1.0 - 1e-9));
         // Past a few dozen survivors a base only yields divisors of those already found.
         let mut kept = 0;
+        // In units of τ = b/k, a value x sits at k·x/b and its window is t/τ·(1 + 2x/b):
+        // no division in the loop over k.
+        let inv_b = 1.0 / b;
+        let ratios: Vec<f64> = above.iter().map(|&x| x * inv_b).collect();
+        // With many values the ladder's rungs are medians, seldom outliers: all three
+        // must sit on a multiple, and far fewer candidates climb.
+        let slack = usize::from(u.len() <= 100_000);
         for k in 1..=kmax {
             if kept >= PER_BASE_SURVIVORS {
                 break;
             }
             tried += 1;
             let k = k as f64;
-            let tau = b / k;
-            let t = space.loose(tau);
+            let t_over_tau = (space.q_tol * k * inv_b).max(space.rel);
             // A value whose window spans half a tick cannot test anything: with nothing
             // below the base to climb on, such a candidate could never survive.
-            let on = above
+            let on = ratios
                 .iter()
-                .filter(|&&x| {
-                    let m = rnd(x / tau);
-                    let w = t * (1.0 + 2.0 * m / k);
-                    (w < 0.45 * tau || below >= 3) && (x - m * tau).abs() < w
+                .filter(|&&r| {
+                    let y = k * r;
+                    let lim = t_over_tau * (1.0 + 2.0 * r);
+                    (lim < 0.45 || below >= 3) && (y - rnd(y)).abs() < lim
                 })
                 .count();
-            let near = on + 1 >= above.len();
+            let near = on + slack >= ratios.len();
             if near {
                 if let Some(s) = climb(b, k, &steps, space) {
                     survivors.push(s);
@@ -901,12 +1058,8 @@ fn search(u: &[f64], gaps: &[f64], space: &Space, opts: &EstimatorOptions) -> Se
     // Climbers that reached the same tick are scored once.
     survivors.sort_unstable_by(|a, b| b.tau.total_cmp(&a.tau));
     survivors.dedup_by(|a, b| (a.tau - b.tau).abs() <= 3.0 * a.delta.max(b.delta) + 1e-12);
-    // Ticks of a few quanta cannot climb (the window around a multiple is most of a tick):
-    // they are scanned for; on a grid the GCD of every value is one more candidate.
-    let (small, scanned) = small_ticks(u, space);
-    tried += scanned;
-    survivors.extend(small);
-    if space.grid && u[u.len() - 1] < 9e15 {
+    // On a grid the GCD of every value is one more candidate.
+    if only.is_none() && space.grid && u[u.len() - 1] < 9e15 {
         let g = u.iter().fold(0u64, |g, &x| crate::clock::gcd(g, x as u64));
         if g >= 2 {
             survivors.push(Survivor {
@@ -917,51 +1070,31 @@ fn search(u: &[f64], gaps: &[f64], space: &Space, opts: &EstimatorOptions) -> Se
         }
     }
     survivors.sort_unstable_by(|a, b| b.tau.total_cmp(&a.tau));
-    let threshold = (tried.max(1) as f64).ln() + LN_ODDS;
     let loose = |t: f64| space.loose(t);
     let tight = |_: f64| space.q_tol;
-    let mut best: Option<Found> = None;
-    let mut accepted: Option<Found> = None;
-    // The first accepted, largest first, unless a candidate below it explains clearly more
-    // and is no divisor of it (a divisor always explains as much): values that span few
-    // multiples also fit a tick a little off the true one, by a beat of the two.
-    let mut first_accepted: Option<f64> = None;
-    for s in survivors.iter().take(MAX_SCORED) {
-        if let Some(a) = first_accepted {
-            if s.tau < 0.5 * a {
-                break;
-            }
-        }
-        let (tau, delta) = match s.range {
-            Some((lo, hi)) => zoom(&sample, lo, hi, space),
-            None => (s.tau, s.delta),
+    let rank = Rank {
+        sample: &sample,
+        space,
+        opts,
+        loose: &loose,
+        tight: &tight,
+    };
+    let (mut accepted, mut best) = rank.pick(&survivors, (tried.max(1) as f64).ln() + LN_ODDS);
+    // Ticks of a few quanta cannot climb (the window around a multiple is most of a tick):
+    // when nothing larger was found, they are scanned for.
+    if accepted.is_none_or(|a| a.tau < SMALL_TICKS.1) && only.is_none() {
+        let (small, scanned) = small_ticks(u, space);
+        tried += scanned;
+        let (a, b) = rank.pick(&small, (tried.max(1) as f64).ln() + LN_ODDS);
+        accepted = match (accepted, a) {
+            (Some(x), Some(y)) => Some(rank.larger(x, y)),
+            (x, y) => x.or(y),
         };
-        let verdict = |f: &Found| ok(f, sample.len(), threshold, opts);
-        let Some(f) = judge(&sample, tau, delta, space, &loose, &tight, &verdict) else {
-            continue;
-        };
-        if ok(&f, sample.len(), threshold, opts) {
-            first_accepted.get_or_insert(f.tau);
-            let better = match &accepted {
-                None => true,
-                Some(a) => {
-                    let r = a.tau / f.tau;
-                    let divisor = r.round() >= 2.0 && (r - r.round()).abs() < 0.01 * r;
-                    // Clearly more, and more beyond chance: a smaller tick explains
-                    // more by chance alone.
-                    let n = sample.len() as f64;
-                    !divisor
-                        && f.score.effective() > a.score.effective() + 0.01
-                        && ln_tail(n, f.score.share, f.chance) < ln_tail(n, a.score.share, a.chance)
-                }
-            };
-            if better {
-                accepted = Some(f);
-            }
-        } else if best.is_none_or(|b| f.score.effective() > b.score.effective()) {
-            best = Some(f);
+        if best.is_none_or(|x| b.is_some_and(|y| y.score.effective() > x.score.effective())) {
+            best = b.or(best);
         }
     }
+    let threshold = (tried.max(1) as f64).ln() + LN_ODDS;
     // Checked on every value, not just the sample, at the tolerance the sample chose.
     let found = accepted.and_then(|a| {
         if sample.len() == u.len() {
@@ -984,11 +1117,13 @@ fn search(u: &[f64], gaps: &[f64], space: &Space, opts: &EstimatorOptions) -> Se
     }
 }
 
+/// The ticks scanned for among the smallest values, in steps.
+const SMALL_TICKS: (f64, f64) = (2.0, 8.0);
 /// Fewest of the smallest values, and most distinct ones, a tick of a few steps is scanned
 /// for in.
 const SMALL: (usize, usize) = (16, 96);
 /// Most ticks of a few steps passed on from the scan.
-const SMALL_KEPT: usize = 24;
+const SMALL_KEPT: usize = 16;
 /// Largest value, in steps, the scan for ticks of a few steps looks at.
 const SMALL_TOP: f64 = 2048.0;
 
@@ -1023,7 +1158,7 @@ fn small_ticks(u: &[f64], space: &Space) -> (Vec<Survivor>, usize) {
     }
     let top = small[small.len() - 1].0.max(16.0);
     let per_step = (4.0 * top).ceil();
-    let steps = (6.0 * per_step) as usize;
+    let steps = ((SMALL_TICKS.1 - SMALL_TICKS.0) * per_step) as usize;
     let t = space.q_tol;
     // Plateaus of the share (every tick between two bounds explains the same values) that
     // explain nearly everything; the best few of them go on.
@@ -1031,7 +1166,7 @@ fn small_ticks(u: &[f64], space: &Space) -> (Vec<Survivor>, usize) {
     let mut plateaus: Vec<(f64, f64, f64, f64)> = Vec::new();
     let (mut prev, mut flat_from, mut prev_skk, mut prev_ln) = (0.0f64, 0.0, 0.0, 0.0);
     for i in 0..=steps + 1 {
-        let tau = 2.0 + i as f64 / per_step;
+        let tau = SMALL_TICKS.0 + i as f64 / per_step;
         let (mut hits, mut skk) = (0u32, 0.0);
         if i <= steps {
             for &(v, c) in &small {
@@ -1089,12 +1224,9 @@ fn small_ticks(u: &[f64], space: &Space) -> (Vec<Survivor>, usize) {
 /// Returns the tick and the half-width of the plateau.
 fn zoom(u: &[f64], mut lo: f64, mut hi: f64, space: &Space) -> (f64, f64) {
     let t = space.q_tol;
-    // A tick chance would credit with nearly everything scores nothing: near 2 steps every
-    // tick but 2 itself explains almost all integers.
-    let share = |tau: f64| {
-        if space.chance(tau, t, u) > MAX_CHANCE {
-            return 0;
-        }
+    // A plateau is found as well on a thousand values as on all of them.
+    let u = stats::decimate(u, 1024);
+    let count = |tau: f64| {
         u.iter()
             .filter(|&&x| {
                 let k = rnd(x / tau);
@@ -1107,7 +1239,22 @@ fn zoom(u: &[f64], mut lo: f64, mut hi: f64, space: &Space) -> (f64, f64) {
         if !(step > 0.0) {
             break;
         }
-        let scores: Vec<usize> = (0..=64).map(|i| share(lo + i as f64 * step)).collect();
+        // A tick chance would credit with nearly everything scores nothing: near 2 steps
+        // every tick but 2 itself explains almost all integers. (Checked only where the
+        // count could be the best.)
+        let mut scores: Vec<usize> = (0..=64).map(|i| count(lo + i as f64 * step)).collect();
+        let mut order: Vec<usize> = (0..scores.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(scores[i]));
+        let mut top = None;
+        for i in order {
+            match top {
+                // Ties with the best are taken as they come.
+                Some(t) if scores[i] == t => {}
+                Some(_) => scores[i] = 0,
+                None if space.chance(lo + i as f64 * step, t, &u) > MAX_CHANCE => scores[i] = 0,
+                None => top = Some(scores[i]),
+            }
+        }
         let best = scores.iter().copied().max().unwrap_or(0);
         // The longest run of the best score.
         let (mut run, mut from, mut best_run) = (0usize, 0usize, (0usize, 0usize));
@@ -1205,6 +1352,81 @@ fn judge(
     best.map(|(_, f)| f)
 }
 
+/// What candidates are scored with.
+struct Rank<'a> {
+    sample: &'a [f64],
+    space: &'a Space,
+    opts: &'a EstimatorOptions,
+    loose: &'a dyn Fn(f64) -> f64,
+    tight: &'a dyn Fn(f64) -> f64,
+}
+
+impl Rank<'_> {
+    /// Of two ticks, the larger, unless the smaller explains clearly more and more beyond
+    /// chance (a smaller tick explains more by chance alone), and is no divisor of the
+    /// larger (a divisor always explains as much).
+    fn larger(&self, a: Found, b: Found) -> Found {
+        let (big, small) = if a.tau >= b.tau { (a, b) } else { (b, a) };
+        let r = big.tau / small.tau;
+        let divisor = r.round() >= 2.0 && (r - r.round()).abs() < 0.01 * r;
+        let n = self.sample.len() as f64;
+        if !divisor
+            && small.score.effective() > big.score.effective() + 0.01
+            && ln_tail(n, small.score.share, small.chance) < ln_tail(n, big.score.share, big.chance)
+        {
+            small
+        } else {
+            big
+        }
+    }
+
+    /// The tick among `survivors` (largest first) at significance `threshold`, and the best
+    /// candidate that was not enough.
+    fn pick(&self, survivors: &[Survivor], threshold: f64) -> (Option<Found>, Option<Found>) {
+        let (sample, space, opts) = (self.sample, self.space, self.opts);
+        let mut best: Option<Found> = None;
+        let mut accepted: Option<Found> = None;
+        // The first accepted, largest first, unless a candidate below it explains clearly
+        // more and is no divisor of it (a divisor always explains as much): values that
+        // span few multiples also fit a tick a little off the true one, by a beat.
+        let mut first_accepted: Option<f64> = None;
+        for s in survivors.iter().take(MAX_SCORED) {
+            if let Some(a) = first_accepted {
+                if s.tau < 0.5 * a {
+                    break;
+                }
+            }
+            let (tau, delta) = match s.range {
+                Some((lo, hi)) => zoom(sample, lo, hi, space),
+                None => (s.tau, s.delta),
+            };
+            // A quick look on a few hundred values first: most candidates explain far too
+            // few to be worth refining.
+            if s.range.is_none() {
+                let glance = stats::decimate(sample, 512);
+                let l = score(&glance, tau, (self.loose)(tau) * 1.5, space);
+                if l.share + 0.08 < opts.min_share {
+                    continue;
+                }
+            }
+            let verdict = |f: &Found| ok(f, sample.len(), threshold, opts);
+            let Some(f) = judge(sample, tau, delta, space, self.loose, self.tight, &verdict) else {
+                continue;
+            };
+            if verdict(&f) {
+                first_accepted.get_or_insert(f.tau);
+                accepted = Some(match accepted {
+                    None => f,
+                    Some(a) => self.larger(a, f),
+                });
+            } else if best.is_none_or(|b| f.score.effective() > b.score.effective()) {
+                best = Some(f);
+            }
+        }
+        (accepted, best)
+    }
+}
+
 /// A tick chosen on the sample, refined and scored on every value at the same tolerance.
 fn confirm(
     u: &[f64],
@@ -1214,10 +1436,11 @@ fn confirm(
     tight: &dyn Fn(f64) -> f64,
 ) -> Found {
     let tol: &dyn Fn(f64) -> f64 = if a.tol > space.q_tol { loose } else { tight };
+    // One pass: the sample's tick already puts every value at its multiple.
     let (tau, se) = if space.grid && a.tau.fract() == 0.0 {
         (a.tau, a.se)
     } else {
-        refine(u, a.tau, a.se.max(a.tau * 1e-12), tol)
+        refine_passes(u, a.tau, a.se.max(a.tau * 1e-12), tol, 1)
     };
     let t = tol(tau);
     let score = score(u, tau, t, space);
@@ -1323,6 +1546,22 @@ mod tests {
         assert!(s.chance(2.000_000_001, s.q_tol, &far) > 0.95);
         let f = Space { grid: false, ..s };
         assert!((f.chance(100.0, 1.0, &spread) - 0.02).abs() < 1e-12);
+    }
+
+    #[test]
+    fn radix_sort_sorts() {
+        let mut rng = crate::synthetic::SplitMix64::new(3);
+        let mut v: Vec<u64> = (0..10_000)
+            .map(|i| match i % 3 {
+                0 => (1.0 + rng.unit() * 1e6).to_bits(),
+                1 => rng.next_u64(),
+                _ => 42,
+            })
+            .collect();
+        let mut want = v.clone();
+        want.sort_unstable();
+        radix_sort(&mut v);
+        assert_eq!(v, want);
     }
 
     #[test]

@@ -45,6 +45,31 @@ fn duration(v: f64, u: Option<Unit>) -> String {
     }
 }
 
+/// A value and its standard error, to the digits the error allows: "10.0148 ± 0.0003 ns".
+fn with_error(v: f64, se: f64, u: Option<Unit>) -> String {
+    let Some(f) = ns_per_unit(u) else {
+        return if se > 0.0 {
+            format!("{v} ± {se:.2e} {}", unit_name(u))
+        } else {
+            format!("{v} {}", unit_name(u))
+        };
+    };
+    let ns = v * f;
+    let (scale, name) = match ns.abs() {
+        a if a >= 1e9 => (1e9, "s"),
+        a if a >= 1e6 => (1e6, "ms"),
+        a if a >= 1e3 => (1e3, "µs"),
+        _ => (1.0, "ns"),
+    };
+    let (x, e) = (ns / scale, se * f / scale);
+    if !(e > 0.0 && e.is_finite()) {
+        return output::ns(ns);
+    }
+    // Two significant digits of the error, and the value to the same place.
+    let places = (1 - e.log10().floor() as i32).clamp(0, 12) as usize;
+    format!("{x:.places$} ± {e:.places$} {name}")
+}
+
 /// What one series gave.
 pub struct SeriesAnalysis {
     /// The values and where they came from.
@@ -89,6 +114,12 @@ impl SeriesAnalysis {
             Method::NoTick => "no tick found: the values lie on no step (doubles at full \
                                precision); averages over many runs have no tick"
                 .into(),
+            Method::Precision if e.tick > 1.5 * e.quantum.step() => format!(
+                "at most {}: no coarser tick tried fits, and finer ones cannot be searched for \
+                 in {many} this long (they are written to {})",
+                duration(e.tick, u),
+                duration(e.quantum.step(), u)
+            ),
             Method::Precision => format!(
                 "at most {}: the data's own precision; nothing coarser fits",
                 duration(e.tick, u)
@@ -332,13 +363,14 @@ fn tick_words(a: &SeriesAnalysis) -> String {
             Method::NoTick => "none found".into(),
             Method::Precision => format!("at most {}", duration(e.tick, u)),
             _ => {
-                let mut t = duration(e.tick, u);
+                let mut t = match e.exact {
+                    Some(_) => duration(e.tick, u),
+                    None => with_error(e.tick, e.uncertainty, u),
+                };
                 if let Some(x) = e.exact {
                     if x.den != 1 || ns_per_unit(u).is_none() {
                         t.push_str(&format!(" = {x} {}", unit_name(u)));
                     }
-                } else if e.uncertainty > 0.0 {
-                    t.push_str(&format!(" ± {}", duration(e.uncertainty, u)));
                 }
                 t
             }
@@ -399,7 +431,8 @@ fn detail(a: &SeriesAnalysis) -> String {
     }
     let mut text = t.render();
     text.push_str(&format!("\n{}\n", a.answer()));
-    if !a.bands.is_empty() {
+    // Bands say something when they gather values: a level per value is no band.
+    if !a.bands.is_empty() && a.bands.len() * 4 <= s.values.len() {
         text.push_str("\nbands (level: count)\n");
         for b in &a.bands {
             text.push_str(&format!("  {}: {}\n", b.level, b.count));
