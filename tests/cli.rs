@@ -222,7 +222,10 @@ fn analyze_seed_001_examples() {
     assert_eq!(v["tick"], 0.25);
     assert_eq!(v["estimate"]["smallest_diff_sort"], 0.5);
     let t = stdout_of(&["analyze", &f, "--unit", "s"]);
-    assert!(t.contains("0.25 s") && t.contains("diff(sort())"), "{t}");
+    assert!(
+        t.contains("250.000 ms = 1/4 s") && t.contains("diff(sort())"),
+        "{t}"
+    );
     let csv = stdout_of(&["analyze", &f, "--csv"]);
     assert!(csv.lines().nth(1).unwrap().starts_with("0.25,"), "{csv}");
     // From standard input, and from a CSV column by name and by index.
@@ -328,6 +331,18 @@ fn bad_inputs_get_exit_2_and_a_message() {
         f.flush().unwrap();
         p.to_string_lossy().into_owned()
     };
+    let unknown_json = file_with(d, "json-of-no-tool.json", br#"{"a": 1}"#);
+    let broken_json = file_with(d, "broken.json", br#"{"times": [1,"#);
+    let short_iters = file_with(
+        d,
+        "sample-3-times-2-iters.json",
+        br#"{"iters": [1, 2], "times": [10, 20, 30]}"#,
+    );
+    let text_time = file_with(
+        d,
+        "hyperfine-text-time.json",
+        br#"{"results": [{"command": "c", "times": [0.1, "x"]}]}"#,
+    );
     let a_file = file_with(d, "a-file", b"x");
     let missing = d.join("missing.txt").to_string_lossy().into_owned();
     let dir_path = d.to_string_lossy().into_owned();
@@ -374,7 +389,21 @@ fn bad_inputs_get_exit_2_and_a_message() {
         (vec!["frobnicate"], "unrecognized subcommand"),
         (vec!["analyze"], "FILE"),
         (vec!["analyze", &missing], "cannot open"),
-        (vec!["analyze", &dir_path], "is a directory"),
+        (vec!["analyze", &dir_path], "holds no timings ticklab reads"),
+        (
+            vec!["analyze", &dir_path, "--column", "2"],
+            "--column reads one CSV file",
+        ),
+        (vec!["analyze", &unknown_json], "not a kind ticklab reads"),
+        (vec!["analyze", &broken_json], "is not valid JSON"),
+        (
+            vec!["analyze", &short_iters],
+            "3 times but 2 iteration counts",
+        ),
+        (
+            vec!["analyze", &text_time],
+            "times[1] is \"x\", not a finite non-negative number",
+        ),
         (vec!["analyze", &empty], "no numbers"),
         (vec!["analyze", &blank], "no numbers"),
         (vec!["analyze", &garbage], "line 3: 'abc' is not a number"),
@@ -495,5 +524,349 @@ fn every_experiment_command_writes_csv_and_plots() {
             .success();
         let n = std::fs::read_dir(&d).unwrap().count();
         assert!(n >= 4, "{cmd}: {n} plots");
+    }
+}
+
+/// Values of a counter of `period` ns read at `start_ns` and `start_ns + dur_ns`, in whole ns
+/// as a ns API gives them, differenced: what a benchmark tool stores as a sample's time.
+fn timed(start_ns: f64, dur_ns: f64, period: f64) -> f64 {
+    let read = |t: f64| ((t / period).floor() * period).floor();
+    read(start_ns + dur_ns) - read(start_ns)
+}
+
+#[test]
+fn analyze_reads_what_benchmark_tools_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut rng = ticklab::synthetic::SplitMix64::new(7);
+    // Criterion on a 24 MHz counter: 100 samples of 1 ms to 100 ms, a tree as under
+    // target/criterion, with the run before last in base/ (to be passed over).
+    let tree = d.join("criterion").join("parse").join("small");
+    std::fs::create_dir_all(tree.join("new")).unwrap();
+    std::fs::create_dir_all(tree.join("base")).unwrap();
+    let iters: Vec<f64> = (1..=100).map(|i| (i * 238_663) as f64).collect();
+    let times: Vec<f64> = iters
+        .iter()
+        .map(|n| {
+            timed(
+                1e10 * rng.unit(),
+                n * 4.19 * (1.0 + 0.01 * rng.unit()),
+                125.0 / 3.0,
+            )
+        })
+        .collect();
+    let sample = serde_json::json!({"sampling_mode": "Linear", "iters": iters, "times": times});
+    std::fs::write(tree.join("new/sample.json"), sample.to_string()).unwrap();
+    std::fs::write(
+        tree.join("base/sample.json"),
+        r#"{"iters":[1],"times":[7]}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        tree.join("new/benchmark.json"),
+        r#"{"group_id":"parse","function_id":"small","full_id":"parse/small"}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        tree.join("new/estimates.json"),
+        r#"{"mean":{"point_estimate":4.19}}"#,
+    )
+    .unwrap();
+    let crit = d.join("criterion").to_string_lossy().into_owned();
+    let t = stdout_of(&["analyze", &crit]);
+    assert!(t.contains("parse/small") && t.contains("= 125/3 ns"), "{t}");
+    assert!(
+        t.contains("these samples were timed by a clock of 41.67 ns: a sample shorter than 4.167 µs carries more than 1% quantisation error"),
+        "{t}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout_of(&["analyze", &crit, "--json"])).unwrap();
+    assert_eq!(v["values"], 100, "base/ is passed over: {v}");
+    assert_eq!(v["estimate"]["exact"]["den"], 3);
+    // Criterion's averages are recognised as averages.
+    let est = tree
+        .join("new/estimates.json")
+        .to_string_lossy()
+        .into_owned();
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout_of(&["analyze", &est, "--json"])).unwrap();
+    assert_eq!(v["kind"], "averages");
+    assert!(v["tick"].is_null(), "{v}");
+
+    // hyperfine: runs in seconds, from whole ns of a 10 ns step, two commands.
+    let runs = |ms: f64, rng: &mut ticklab::synthetic::SplitMix64| -> Vec<f64> {
+        (0..40)
+            .map(|_| {
+                timed(
+                    1e12 * rng.unit(),
+                    ms * 1e6 * (1.0 + 0.05 * rng.unit()),
+                    10.0148,
+                ) * 1e-9
+            })
+            .collect()
+    };
+    let hf = serde_json::json!({"results": [
+        {"command": "sleep 0.002", "times": runs(2.9, &mut rng)},
+        {"command": "true", "times": runs(0.6, &mut rng)},
+    ]});
+    let hf = file_with(d, "hyperfine.json", hf.to_string().as_bytes());
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout_of(&["analyze", &hf, "--json"])).unwrap();
+    assert_eq!(v["series"].as_array().unwrap().len(), 2);
+    let tick = v["combined"]["tick_ns"].as_f64().unwrap();
+    assert!((tick - 10.0148).abs() < 0.01, "{v}");
+    assert!(v["combined"]["answer"]
+        .as_str()
+        .unwrap()
+        .starts_with("these runs were timed"));
+
+    // pytest-benchmark: rounds of 100 iterations, each datum the round over 100.
+    let data: Vec<f64> = (0..500)
+        .map(|_| {
+            timed(
+                1e12 * rng.unit(),
+                6000.0 + 3000.0 * rng.unit().powi(3),
+                10.0148,
+            ) * 1e-9
+                / 100.0
+        })
+        .collect();
+    let pb = serde_json::json!({"benchmarks": [
+        {"name": "test_tiny", "fullname": "t.py::test_tiny",
+         "stats": {"iterations": 100, "rounds": 500, "data": data}}]});
+    let pb = file_with(d, "pytest.json", pb.to_string().as_bytes());
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout_of(&["analyze", &pb, "--json"])).unwrap();
+    assert!(
+        (v["tick_ns"].as_f64().unwrap() - 10.0148).abs() < 0.01,
+        "{v}"
+    );
+
+    // JMH: average time is an average; sample mode holds timings.
+    let jmh = serde_json::json!([
+        {"benchmark": "a.B.avg", "mode": "avgt",
+         "primaryMetric": {"score": 4.19, "scoreUnit": "ns/op", "rawData": [[4.19, 4.2]]}},
+        {"benchmark": "a.B.sample", "mode": "sample", "primaryMetric": {"scoreUnit": "us/op",
+         "rawDataHistogram": [[[[0.1, 40], [0.2, 30], [0.3, 20], [0.5, 10]]]]}}]);
+    let jmh = file_with(d, "jmh.json", jmh.to_string().as_bytes());
+    let t = stdout_of(&["analyze", &jmh]);
+    assert!(
+        t.contains("none (averages)") && t.contains("a.B.sample (sample)"),
+        "{t}"
+    );
+    // Multiples of 0.1 µs written to 0.1 µs: the data's own precision is all they show.
+    assert!(t.contains("at most 100.00 ns"), "{t}");
+
+    // Criterion's raw.csv.
+    let mut raw = String::from(
+        "group,function,value,throughput_num,throughput_type,sample_measured_value,unit,iteration_count\n",
+    );
+    for (n, t) in iters.iter().zip(&times) {
+        raw.push_str(&format!("parse,small,,,,{t},ns,{n}\n"));
+    }
+    let raw = file_with(d, "raw.csv", raw.as_bytes());
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout_of(&["analyze", &raw, "--json"])).unwrap();
+    assert_eq!(v["source"], "parse/small");
+    assert_eq!(v["estimate"]["exact"]["num"], 125);
+}
+
+#[test]
+fn analyze_says_what_whole_milliseconds_and_averages_can_tell() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = ticklab::synthetic::SplitMix64::new(3);
+    let ms: String = (0..300)
+        .map(|_| format!("{}\n", (1.0 + 206.0 * rng.unit().powi(3)).round()))
+        .chain(std::iter::once("0\n".to_string()))
+        .collect();
+    let f = file_with(dir.path(), "ms.txt", ms.as_bytes());
+    let t = stdout_of(&["analyze", &f, "--unit", "ms"]);
+    assert!(
+        t.contains("at most 1.000 ms: the data's own precision; nothing coarser fits"),
+        "{t}"
+    );
+    // Totals over their iteration counts, as Criterion's per-iteration values are.
+    let means: String = (1..=100u64)
+        .map(|i| {
+            let iters = i * 238_663;
+            let total = (iters as f64 * 4.19 * (1.0 + 0.02 * rng.unit())).round();
+            format!("{}\n", total / iters as f64)
+        })
+        .collect();
+    let f = file_with(dir.path(), "means.txt", means.as_bytes());
+    let t = stdout_of(&["analyze", &f, "--unit", "ns"]);
+    assert!(t.contains("no tick found"), "{t}");
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout_of(&["analyze", &f, "--unit", "ns", "--json"])).unwrap();
+    assert!(
+        v["tick"].is_null() && v["estimate"]["reliable"] == false,
+        "{v}"
+    );
+}
+
+/// The step an independent loop of back-to-back reads shows: deltas fall in runs of
+/// neighbouring whole ns (a step written in truncated ns lands on two of them); the two
+/// most common runs are two small multiples of the step. One run only: one unit a step.
+#[cfg(target_os = "linux")]
+fn step_of_deltas(deltas: &[u64]) -> f64 {
+    let mut h = std::collections::BTreeMap::<u64, u64>::new();
+    for &d in deltas {
+        *h.entry(d).or_default() += 1;
+    }
+    // Runs of neighbouring values, each with its mean and count.
+    let mut runs: Vec<(f64, u64)> = Vec::new();
+    let mut last = None;
+    let (mut sum, mut n) = (0.0, 0u64);
+    for (&v, &c) in &h {
+        if last.is_some_and(|l| v != l + 1) {
+            runs.push((sum / n as f64, n));
+            (sum, n) = (0.0, 0);
+        }
+        sum += v as f64 * c as f64;
+        n += c;
+        last = Some(v);
+    }
+    runs.push((sum / n as f64, n));
+    runs.sort_by_key(|r| std::cmp::Reverse(r.1));
+    if runs.len() < 2 {
+        return 1.0;
+    }
+    let (a, b) = if runs[0].0 < runs[1].0 {
+        (runs[0].0, runs[1].0)
+    } else {
+        (runs[1].0, runs[0].0)
+    };
+    let (ka, kb) = (1..=12u32)
+        .flat_map(|ka| (ka + 1..=24).map(move |kb| (ka, kb)))
+        .min_by(|x, y| {
+            let e = |(ka, kb): (u32, u32)| (b / a - kb as f64 / ka as f64).abs();
+            e(*x).total_cmp(&e(*y))
+        })
+        .unwrap();
+    (a / ka as f64 + b / kb as f64) / 2.0
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn the_lab_finds_the_step_an_independent_loop_of_reads_shows() {
+    // 200 000 back-to-back non-zero deltas of CLOCK_MONOTONIC, read through libc.
+    let now = || {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: a valid clock id and a pointer to a timespec.
+        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+        ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    };
+    let mut deltas = Vec::with_capacity(200_000);
+    let mut prev = now();
+    while deltas.len() < 200_000 {
+        let t = now();
+        if t != prev {
+            deltas.push(t - prev);
+            prev = t;
+        }
+    }
+    let probe = step_of_deltas(&deltas);
+    let r = Report::from_json(&stdout_of(&[
+        "tick",
+        "--clock",
+        "CLOCK_MONOTONIC",
+        "--json",
+    ]))
+    .unwrap();
+    let lab = r.clocks[0].tick.as_ref().unwrap().tick_ns.unwrap();
+    let mut common: Vec<(u64, usize)> = deltas
+        .iter()
+        .fold(
+            std::collections::BTreeMap::<u64, usize>::new(),
+            |mut m, &d| {
+                *m.entry(d).or_default() += 1;
+                m
+            },
+        )
+        .into_iter()
+        .collect();
+    common.sort_by_key(|c| std::cmp::Reverse(c.1));
+    eprintln!(
+        "CLOCK_MONOTONIC deltas (ns: count): {:?}",
+        &common[..common.len().min(8)]
+    );
+    eprintln!("step by the loop {probe:.4} ns, by the lab {lab:.4} ns");
+    assert!(
+        (lab - probe).abs() <= 0.01 * probe,
+        "lab {lab} ns, loop {probe} ns"
+    );
+
+    // The TSC's step in counts, by the loop: the greatest common divisor of the most
+    // common deltas (reads that catch it mid-step give rare odd ones); by the lab, three
+    // ways of reading it that must agree.
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut d = Vec::with_capacity(200_000);
+        // SAFETY: rdtsc has no preconditions on x86-64.
+        let mut prev = unsafe { core::arch::x86_64::_rdtsc() };
+        while d.len() < 200_000 {
+            let t = unsafe { core::arch::x86_64::_rdtsc() };
+            if t != prev {
+                d.push(t - prev);
+                prev = t;
+            }
+        }
+        let mut h = std::collections::BTreeMap::<u64, usize>::new();
+        for &x in &d {
+            *h.entry(x).or_default() += 1;
+        }
+        let mut top: Vec<(u64, usize)> = h.into_iter().collect();
+        top.sort_by_key(|t| std::cmp::Reverse(t.1));
+        let gcd = |mut a: u64, mut b: u64| {
+            while b != 0 {
+                (a, b) = (b, a % b);
+            }
+            a
+        };
+        let probe = top
+            .iter()
+            .take(3)
+            .filter(|(_, c)| *c * 20 >= d.len())
+            .fold(0, |g, (v, _)| gcd(g, *v)) as f64;
+        eprintln!(
+            "rdtsc deltas (counts: count): {:?}",
+            &top[..top.len().min(6)]
+        );
+        let r = Report::from_json(&stdout_of(&[
+            "tick",
+            "--clock",
+            "rdtsc",
+            "--clock",
+            "rdtscp",
+            "--clock",
+            "lfence+rdtsc",
+            "--json",
+        ]))
+        .unwrap();
+        let ns: Vec<f64> = r
+            .clocks
+            .iter()
+            .map(|c| {
+                let t = c.tick.as_ref().unwrap();
+                eprintln!(
+                    "{}: {} counts, {:?} ns",
+                    c.info.name, t.estimate.tick, t.tick_ns
+                );
+                assert!(
+                    (t.estimate.tick - probe).abs() <= 0.01 * probe,
+                    "{}: {} counts, the loop says {probe}",
+                    c.info.name,
+                    t.estimate.tick
+                );
+                t.tick_ns.unwrap()
+            })
+            .collect();
+        assert!(
+            ns.iter().all(|v| (v - ns[0]).abs() <= 0.01 * ns[0]),
+            "{ns:?}"
+        );
     }
 }

@@ -678,7 +678,7 @@ async fn hostile_page(
         (
             "schema-999.json",
             "schema version 999",
-            "schema version 999; this ticklab reads version 1",
+            "schema version 999; this ticklab reads versions 1 to 2",
         ),
         ("wrong-shape.json", "`clocks` a string", "malformed report"),
         (

@@ -275,15 +275,24 @@ fn usage_only(r: Result<(), CliError>) -> Result<(), TestCaseError> {
 fn check_analyze(bytes: &[u8]) -> Result<(), TestCaseError> {
     for column in [None, Some("1"), Some("2"), Some("ms")] {
         let r = examine(Box::new(Cursor::new(bytes.to_vec())), column, "input").map(|a| {
-            let e = &a.estimate;
-            let sound = a.values.iter().all(|v| v.is_finite() && *v >= 0.0)
-                && e.tick.is_finite()
-                && e.tick > 0.0
-                && (0.0..=1.0).contains(&e.share_explained)
-                && a.tolerance.is_finite();
+            let m = a.main();
+            let values_sound = m.series.values.iter().all(|v| v.is_finite() && *v >= 0.0);
+            let estimate_sound = m.estimate.as_ref().is_none_or(|e| {
+                e.tick.is_finite()
+                    && e.tick > 0.0
+                    && e.uncertainty.is_finite()
+                    && (0.0..=1.0).contains(&e.share_explained)
+            });
+            let precision = m.series.quantum.step();
+            let sound = values_sound
+                && estimate_sound
+                && precision.is_finite()
+                && precision > 0.0
+                && !m.answer().is_empty();
             sound.then_some(()).ok_or(format!(
-                "unsound analysis: tick {}, share {}",
-                e.tick, e.share_explained
+                "unsound analysis: {:?}, answer {}",
+                m.estimate,
+                m.answer()
             ))
         });
         match r {

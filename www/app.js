@@ -66,6 +66,7 @@ function tickNs(c) {
 
 function tickText(c) {
   if (!c.tick) return "–";
+  if (c.tick.estimate.method === "no_tick") return "none";
   // An unreliable estimate is an upper bound: more data can only lower it.
   const bound = c.tick.estimate.reliable ? "" : "≤ ";
   if (c.tick.tick_ns !== null && c.tick.tick_ns !== undefined) return bound + fmtNs(c.tick.tick_ns);
@@ -74,14 +75,14 @@ function tickText(c) {
 
 function slopeText(c) {
   const f = c.fits && c.fits[0];
-  if (!f) return "–";
+  if (!f || f.unusable) return "–";
   if (f.slope_ns !== null && f.slope_ns !== undefined) return `${fmtNs(f.slope_ns)} per ${f.unit}`;
   return `${f.least_values.line.slope.toPrecision(4)} counts per ${f.unit}`;
 }
 
 function readText(c) {
   const o = c.overhead;
-  if (!o) return "–";
+  if (!o || o.unusable) return "–";
   return o.per_read_ns !== null && o.per_read_ns !== undefined
     ? fmtNs(o.per_read_ns)
     : `${o.per_read_counts.toPrecision(4)} counts`;
@@ -92,6 +93,9 @@ function notesOf(c) {
   if (!c.available) n.push(`not available: ${c.unavailable_reason}`);
   for (const e of c.errors || []) n.push(`${e.experiment}: ${e.message}`);
   if (c.tick) n.push(...c.tick.estimate.caveats, ...c.tick.caveats);
+  // Figures that cannot be right are shown as a dash; the note says why.
+  if (c.overhead && c.overhead.unusable) n.push(c.overhead.unusable);
+  for (const f of c.fits || []) if (f.unusable) n.push(f.unusable);
   return n;
 }
 
@@ -492,7 +496,7 @@ function renderDetail() {
   }
   if (c.overhead) {
     const o = c.overhead;
-    $("overhead-text").textContent =
+    $("overhead-text").textContent = o.unusable ? `Read cost: – (${o.unusable}).` :
       `One read costs ${readText(c)} (minimum over ${o.blocks} blocks of ${o.block_reads} reads; ` +
       `median ${o.distribution.median.toPrecision(4)} counts). Time nothing shorter than ` +
       `${o.min_block_ns ? fmtNs(o.min_block_ns) : `${o.min_block_counts.toPrecision(4)} counts`}.`;
@@ -500,7 +504,7 @@ function renderDetail() {
   }
   if (c.fits && c.fits.length) {
     const f = c.fits[0];
-    $("fit-text").textContent =
+    $("fit-text").textContent = f.unusable ? `${f.workload}: slope – (${f.unusable}).` :
       `${f.workload}: ${slopeText(c)} by the least-values fit; least squares says ` +
       `${f.ols_slope_ns ? fmtNs(f.ols_slope_ns) : f.ols.line.slope.toPrecision(4)} per ${f.unit}. ` +
       `${f.points.length} sizes, tick ${f.tick_counts} counts.`;

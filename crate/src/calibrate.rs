@@ -1,5 +1,5 @@
 //! Calibration: warm up once, then double the size until one timed block is long enough
-//! (seed 003's loop), to choose the sizes a fit is run at.
+//! (the loop of Cox's "Measuring Time"), to choose the sizes a fit is run at.
 
 use serde::{Deserialize, Serialize};
 

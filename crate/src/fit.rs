@@ -1,6 +1,6 @@
 //! Time against work: least squares, the least-values fit, and the tick-quantized step.
 //!
-//! The required time of a run is its smallest timing (seed 000), so each size N is run many
+//! The required time of a run is its smallest timing (Krutar, "Tuning a Timer"), so each size N is run many
 //! times, interleaved across sizes, and the per-N minimum is fitted. The least-values fit is
 //! the line under every point with the least total excess: it maximises
 //! `intercept + slope × mean(x)` under `intercept + slope × xᵢ ≤ yᵢ`, whose optimum is the
@@ -433,6 +433,13 @@ pub struct FitResult {
     pub stop: Stop,
     /// What limits the result.
     pub caveats: Vec<String>,
+    /// How fast the clock ran over the timed runs, against the stopwatch (1 for a wall
+    /// clock; near 0 for one that does not see the work, such as system time of a loop).
+    #[serde(default)]
+    pub pace: Option<f64>,
+    /// Why the slope cannot be right, when it cannot: it is then not given in ns.
+    #[serde(default)]
+    pub unusable: Option<String>,
 }
 
 /// Times `workload` at a range of sizes with `clock` and fits time against work.
@@ -607,6 +614,7 @@ fn measure_inner<C: Clock + ?Sized, W: Workload + ?Sized>(
     let mut order: Vec<usize> = (0..sizes.len()).collect();
     let mut done = 0u64;
     let mut stop = Stop::Samples;
+    let wall_from = run.elapsed();
     'rounds: for _ in 0..opts.runs {
         // Interleave sizes in a fresh order each round, so slow drifts and periodic noise
         // spread over all sizes instead of biasing some.
@@ -656,6 +664,7 @@ fn measure_inner<C: Clock + ?Sized, W: Workload + ?Sized>(
     let elapsed_s = run.elapsed();
     let budget_s = run.budget().time_s;
     let sampled = Sampled {
+        wall_s: elapsed_s - wall_from,
         workload: &*workload,
         sizes: &sizes,
         calibration,
@@ -674,6 +683,8 @@ fn measure_inner<C: Clock + ?Sized, W: Workload + ?Sized>(
 
 /// What the fits of one set of runs share.
 struct Sampled<'a, W: ?Sized> {
+    /// Stopwatch seconds over the timed runs.
+    wall_s: f64,
     workload: &'a W,
     sizes: &'a [u64],
     calibration: Option<Calibration>,
@@ -715,11 +726,27 @@ impl<W: Workload + ?Sized> Sampled<'_, W> {
         let ols_fit = ols(&xs, &ys)?;
         let lv = least_values(&xs, &ys)?;
         let step = step_fit(&xs, &ys, lv.line.slope, tick_counts)?;
-        if lv.line.slope <= 0.0 {
-            caveats.push(
-                "the fitted slope is not positive: the work is too small for this clock".into(),
-            );
-        }
+        // A clock that did not see the work gives a slope that cannot be right.
+        let counted: f64 = times.iter().flatten().sum();
+        let pace = ns
+            .filter(|_| self.wall_s > 0.0 && self.wall_s.is_finite())
+            .map(|p| counted * p * 1e-9 / self.wall_s);
+        let unusable = match pace {
+            Some(p) if p < crate::overhead::LEAST_PACE => Some(format!(
+                "{} advanced {:.1}% as fast as the stopwatch over the timed runs: it does not \
+                 see the work (a CPU clock of the wrong kind, or one that stalls), so the \
+                 slope it gives cannot be right",
+                t.info.name,
+                p * 100.0
+            )),
+            _ if lv.line.slope <= 0.0 => Some(
+                "the fitted slope is not positive, which work that takes time cannot give: \
+                 the work is too small for this clock"
+                    .into(),
+            ),
+            _ => None,
+        };
+        let usable = unusable.is_none();
         let points = measured
             .iter()
             .zip(xs.iter().zip(&ys))
@@ -740,8 +767,8 @@ impl<W: Workload + ?Sized> Sampled<'_, W> {
             workload: workload.name().to_string(),
             unit: workload.unit().to_string(),
             points,
-            slope_ns: ns.map(|p| p * lv.line.slope),
-            ols_slope_ns: ns.map(|p| p * ols_fit.line.slope),
+            slope_ns: ns.map(|p| p * lv.line.slope).filter(|_| usable),
+            ols_slope_ns: ns.map(|p| p * ols_fit.line.slope).filter(|_| usable),
             ols: ols_fit,
             least_values: lv,
             step,
@@ -751,6 +778,8 @@ impl<W: Workload + ?Sized> Sampled<'_, W> {
             elapsed_s: self.elapsed_s,
             stop: self.stop,
             caveats,
+            pace,
+            unusable,
         })
     }
 }
@@ -807,7 +836,7 @@ mod tests {
 
     #[test]
     fn step_fit_puts_quantized_points_on_steps() {
-        // True durations 0.359 × x quantized to 0.5: the Moiré example of seed 000.
+        // True durations 0.359 × x quantized to 0.5: the Moiré example of "Tuning a Timer".
         let x: Vec<f64> = (1..=40).map(f64::from).collect();
         let y: Vec<f64> = x
             .iter()

@@ -160,20 +160,19 @@ impl<C: Clock> Interpolated<C> {
             },
             None => CountPeriod::Unknown,
         };
-        let mut info = ClockInfo::new(
+        // No claim: its one count is its own calibration, and a measured tick matching it
+        // would prove nothing.
+        let info = ClockInfo::new(
             format!("interpolated {}", bi.name),
             ClockKind::Synthetic,
             period,
         )
         .with_description(format!(
-            "{} made finer by counting reads to its next edge ({per_tick} per tick); a \
-                 read waits for that edge",
+            "{} made finer by counting reads to its next edge ({per_tick} per tick, one read \
+             a count); a read waits for that edge",
             bi.name
         ))
         .non_monotonic();
-        if let Some(d) = info.period.ns_per_count() {
-            info = info.with_claim(d, "calibration: one read of the coarse clock");
-        }
         Ok(Self {
             base,
             info,

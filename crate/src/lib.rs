@@ -22,7 +22,7 @@
 //! # Ok::<(), ticklab::Error>(())
 //! ```
 //!
-//! Lessons the code embodies (see the seeds in the project's documentation):
+//! Lessons the code embodies (docs/references.md names the documents):
 //! - the tick divides every short interval, so the GCD of wrapping differences converges
 //!   to it, while the smallest difference need not ([`tick`]);
 //! - the required time is the smallest timing: runs combine by minimum ([`fit`]);

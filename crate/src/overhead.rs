@@ -1,7 +1,7 @@
 //! The cost of one read, from blocks of back-to-back reads, and the Rule of 100.
 //!
 //! A timing block should last at least 100 × (resolution + overhead) for the timing itself to
-//! perturb it by at most 1% (seed 001). The block of reads here is lengthened by doubling
+//! perturb it by at most 1% (the Rule of 100 of "Finding Timer Resolution and Overhead"). The block of reads here is lengthened by doubling
 //! until it satisfies that rule, and the cost of a read is the minimum over many such blocks.
 //! Blocks run from one edge of the clock to another, so a coarse clock's quantization
 //! costs a read at each end instead of a tick.
@@ -65,7 +65,19 @@ pub struct OverheadResult {
     pub stop: Stop,
     /// What limits the result.
     pub caveats: Vec<String>,
+    /// How fast the clock ran while it was read, against the stopwatch (1 for a wall
+    /// clock; a CPU clock that does not count its own reads' time runs far slower).
+    #[serde(default)]
+    pub pace: Option<f64>,
+    /// Why the read cost cannot be right, when it cannot: it is then not given in ns.
+    #[serde(default)]
+    pub unusable: Option<String>,
 }
+
+/// Slowest pace, against the stopwatch, of a clock whose figures can be right: a CPU clock
+/// of a busy process runs near 1, less when the machine is shared; one that misses the
+/// time it measures runs near 0.
+pub const LEAST_PACE: f64 = 0.25;
 
 /// Fewest and most reads spent waiting for an edge at either end of a block (fewer when fewer
 /// fit in the budget).
@@ -208,6 +220,9 @@ pub fn measure<C: Clock + ?Sized>(
 
     let mut costs: Vec<f64> = Vec::new();
     let mut still = 0u64;
+    // What the clock counted over the blocks, against the stopwatch over the same time.
+    let mut counted = 0u64;
+    let wall_from = run.elapsed();
     let stop = loop {
         let (a, b, n) = block(clock, len, wait);
         let d = info.diff(a, b);
@@ -216,6 +231,7 @@ pub fn measure<C: Clock + ?Sized>(
             still += 1;
         } else if !info.looks_backwards(d) {
             costs.push(d as f64 / n as f64);
+            counted = counted.saturating_add(d);
         }
         // At least one timed block even when the doubling used the whole budget.
         if let Some(s) = run.check(costs.len() as u64)? {
@@ -241,13 +257,39 @@ pub fn measure<C: Clock + ?Sized>(
             still + costs.len() as u64
         ));
     }
+    let wall = run.elapsed() - wall_from;
+    let pace = info
+        .counts_to_ns(counted as f64)
+        .filter(|_| wall > 0.0 && wall.is_finite())
+        .map(|ns| ns * 1e-9 / wall);
     let distribution = Summary::of(&costs)?;
+    let unusable = match pace {
+        Some(p) if p < LEAST_PACE => Some(format!(
+            "{} advanced {:.1}% as fast as the stopwatch while it was read: it does not count \
+             the time its own reads take (a CPU clock charges a system call elsewhere), so \
+             the cost of a read it gives cannot be right",
+            info.name,
+            p * 100.0
+        )),
+        // Interference only lengthens a block: a faithful clock never shows one at half
+        // the usual length, and the least of a clock that does is no cost at all.
+        _ if distribution.count >= 8 && distribution.min < 0.5 * distribution.median => {
+            Some(format!(
+                "blocks of the same {len} reads took from {:.3} to {:.3} counts a read by this \
+                 clock (median {:.3}): a faithful clock never shows a block at half its usual \
+                 length, so this one undercounts at times, and the least cost cannot be right",
+                distribution.min, distribution.max, distribution.median
+            ))
+        }
+        _ => None,
+    };
     let per_read = distribution.min;
     let block_len = per_read * len as f64;
     let min_block = RULE_FACTOR * (tick_counts + per_read);
+    let usable = unusable.is_none();
     Ok(OverheadResult {
         per_read_counts: per_read,
-        per_read_ns: info.counts_to_ns(per_read),
+        per_read_ns: info.counts_to_ns(per_read).filter(|_| usable),
         block_reads: len,
         rule_met,
         block_error_bound: if block_len > 0.0 {
@@ -259,10 +301,12 @@ pub fn measure<C: Clock + ?Sized>(
         distribution,
         samples: stats::decimate(&costs, opts.keep),
         min_block_counts: min_block,
-        min_block_ns: info.counts_to_ns(min_block),
+        min_block_ns: info.counts_to_ns(min_block).filter(|_| usable),
         elapsed_s: run.elapsed(),
         stop,
         caveats,
+        pace,
+        unusable,
     })
 }
 

@@ -13,7 +13,11 @@ use crate::overhead::OverheadResult;
 use crate::tick::TickResult;
 
 /// Version of the report schema this crate writes and reads.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// Oldest version it reads: version 1 lacks the fields version 2 added (the data's quantum
+/// and exact tick, straddles, chance, pace, unusable figures), which read as absent.
+pub const OLDEST_SCHEMA_VERSION: u32 = 1;
 
 /// Largest report accepted by [`Report::from_json`]: 32 MiB.
 pub const MAX_REPORT_BYTES: usize = 32 << 20;
@@ -59,7 +63,7 @@ pub struct Environment {
 }
 
 /// A counter's frequency as measured against a reference clock, beside the platform's claims
-/// (seed 003 converts TSC ticks with /proc/cpuinfo's "cpu MHz", wrong on many modern CPUs).
+/// (Cox's "Measuring Time" converts TSC ticks with /proc/cpuinfo's "cpu MHz", wrong on many modern CPUs).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CounterFrequency {
     /// The counter ("rdtsc").
@@ -181,9 +185,10 @@ impl Report {
             .ok_or_else(|| Error::Report("no schema_version: this is not a ticklab report".into()))?
             .as_u64()
             .ok_or_else(|| Error::Report("schema_version is not a whole number".into()))?;
-        if version != SCHEMA_VERSION as u64 {
+        if !(OLDEST_SCHEMA_VERSION as u64..=SCHEMA_VERSION as u64).contains(&version) {
             return Err(Error::Report(format!(
-                "schema version {version}; this ticklab reads version {SCHEMA_VERSION}"
+                "schema version {version}; this ticklab reads versions \
+                 {OLDEST_SCHEMA_VERSION} to {SCHEMA_VERSION}"
             )));
         }
         serde_json::from_value(value).map_err(|e| Error::Report(format!("malformed report: {e}")))

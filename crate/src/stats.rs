@@ -174,7 +174,7 @@ pub fn decimate<T: Copy>(values: &[T], max: usize) -> Vec<T> {
         .collect()
 }
 
-/// Consecutive differences of the sorted values: seed 001's diff(sort()) view.
+/// Consecutive differences of the sorted values: the diff(sort()) view of "Finding Timer Resolution and Overhead".
 pub fn diff_of_sorted(values: &[f64]) -> Vec<f64> {
     let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
     v.sort_unstable_by(f64::total_cmp);

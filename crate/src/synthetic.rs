@@ -550,7 +550,7 @@ impl<S: TimeSource> Clock for RoundedNs<S> {
     }
 }
 
-/// The fit benchmark's data: `n` points of seed 000's staircase (359 ns per unit seen
+/// The fit benchmark's data: `n` points of the staircase of Krutar's "Tuning a Timer" (359 ns per unit seen
 /// through a 500 ns tick) with up to two ticks of noise, x in runs of ten equal values,
 /// shuffled or sorted by x. The same numbers natively and in wasm, so both time one task.
 pub fn staircase_points(n: usize, shuffled: bool) -> (Vec<f64>, Vec<f64>) {

@@ -1,7 +1,7 @@
 //! Workloads whose cost grows with a parameter N, for calibration and linear fits.
 //!
-//! Buffers are allocated once at their largest size and touched before timing (seed 000:
-//! a fixed large buffer makes size-related costs constant; seed 002: touching memory first
+//! Buffers are allocated once at their largest size and touched before timing (Krutar's "Tuning a Timer":
+//! a fixed large buffer makes size-related costs constant; the MacResearch tutorial: touching memory first
 //! keeps zero-fill page faults out of the timings).
 
 use std::hint::black_box;
@@ -164,7 +164,7 @@ impl Workload for Copy {
     }
 }
 
-/// Sum of the square roots of N doubles (seed 002's loop).
+/// Sum of the square roots of N doubles (the loop of the MacResearch tutorial "Performance and Time").
 #[derive(Clone, Debug, Default)]
 pub struct Sqrt {
     data: Vec<f64>,
@@ -201,7 +201,7 @@ impl Workload for Sqrt {
     }
 }
 
-/// Naive N×N matrix multiply (seed 004): N³ multiply-adds.
+/// Naive N×N matrix multiply ("Performance Metrics and Measurement"): N³ multiply-adds.
 #[derive(Clone, Debug, Default)]
 pub struct Matmul {
     a: Vec<f64>,

@@ -1,5 +1,6 @@
-//! `ticklab cpu-vs-wall`: seed 004's matrix multiply timed by wall and CPU clocks, and seed
-//! 002's first pass over fresh memory against warm passes.
+//! `ticklab cpu-vs-wall`: the matrix multiply of "Performance Metrics and Measurement" timed
+//! by wall and CPU clocks, and the first pass over fresh memory of the MacResearch tutorial
+//! "Performance and Time" against warm passes.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -86,7 +87,7 @@ fn min(a: Option<f64>, b: Option<f64>) -> Option<f64> {
     }
 }
 
-/// Sum of square roots over `data`, the seed 002 loop.
+/// Sum of square roots over `data`, the loop of the MacResearch tutorial "Performance and Time".
 fn pass(data: &[f64]) -> f64 {
     black_box(data).iter().map(|x| x.sqrt()).sum()
 }

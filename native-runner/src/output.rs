@@ -155,9 +155,11 @@ fn notes(report: &Report) -> String {
             lines.extend(t.estimate.caveats.iter().cloned());
         }
         for f in &c.fits {
+            lines.extend(f.unusable.iter().cloned());
             lines.extend(f.caveats.iter().cloned());
         }
         if let Some(o) = &c.overhead {
+            lines.extend(o.unusable.iter().cloned());
             lines.extend(o.caveats.iter().cloned());
             if !o.rule_met {
                 lines.push(format!(
@@ -193,18 +195,59 @@ fn verdict(c: &ClockReport) -> String {
     })
 }
 
-fn tick_text(c: &ClockReport) -> String {
-    match &c.tick {
-        None => "-".into(),
-        Some(t) => match t.tick_ns {
-            Some(ns_) => ns(ns_),
-            None => format!("{} counts", t.estimate.tick),
-        },
+/// The tick as a person reads it: "10.01 ns (26 TSC counts)", "≤ 1.000 ms" for an upper
+/// bound, "-" when there is none.
+fn tick_text(c: &ClockReport, counters: &[CounterFrequency]) -> String {
+    let Some(t) = &c.tick else {
+        return "-".into();
+    };
+    let e = &t.estimate;
+    let bound = if e.found() && e.reliable { "" } else { "≤ " };
+    let mut s = match t.tick_ns {
+        Some(v) => format!("{bound}{}", ns(v)),
+        None => format!("{bound}{} counts", e.tick),
+    };
+    if !e.found() {
+        return s;
+    }
+    // A tick of several counts of the clock's own counter, or of a measured counter (the
+    // TSC under CLOCK_MONOTONIC), in those counts.
+    if c.info.kind == ticklab::clock::ClockKind::Counter && e.tick >= 2.0 {
+        if let Some(x) = e.exact.filter(|x| x.den == 1) {
+            s.push_str(&format!(" ({} counts)", x.num));
+            return s;
+        }
+    }
+    if let Some(v) = t.tick_ns.filter(|_| e.reliable) {
+        for f in counters {
+            let Some(hz) = f.measured_hz.filter(|h| *h > 0.0) else {
+                continue;
+            };
+            let k = v * hz * 1e-9;
+            if f.clock != c.info.name
+                && (2.0..=10_000.0).contains(&k)
+                && (k - k.round()).abs() < 0.01 * k
+            {
+                s.push_str(&format!(" ({} {} counts)", k.round(), short_name(&f.clock)));
+                break;
+            }
+        }
+    }
+    s
+}
+
+/// "TSC" for the rdtsc family's counter.
+fn short_name(counter: &str) -> &str {
+    if counter.contains("rdtsc") || counter == "TSC" {
+        "TSC"
+    } else {
+        counter
     }
 }
 
 fn slope_text(c: &ClockReport) -> String {
     c.fits.first().map_or("-".into(), |f| match f.slope_ns {
+        _ if f.unusable.is_some() => "-".into(),
         Some(s) => format!("{} /{}", ns(s), f.unit),
         None => format!("{:.4} counts/{}", f.least_values.line.slope, f.unit),
     })
@@ -229,7 +272,7 @@ fn summary(report: &Report) -> String {
         t.row(vec![
             c.info.name.clone(),
             opt_ns(c.info.claimed.as_ref().map(|c| c.ns)),
-            tick_text(c),
+            tick_text(c, &report.environment.counters),
             verdict(c),
             c.tick.as_ref().map_or("-".into(), |t| {
                 format!("{:.1}%", t.estimate.share_explained * 100.0)
@@ -265,7 +308,7 @@ fn tick_table(report: &Report) -> String {
         t.row(vec![
             c.info.name.clone(),
             opt_ns(k.claimed_ns),
-            tick_text(c),
+            tick_text(c, &report.environment.counters),
             verdict(c),
             format!("{:.1}%", k.estimate.share_explained * 100.0),
             format!("{:?}", k.estimate.method).to_lowercase(),
@@ -297,14 +340,15 @@ fn overhead_table(report: &Report) -> String {
             t.row(vec![c.info.name.clone(), "-".into()]);
             continue;
         };
-        let f = o.per_read_ns.map(|n| n / o.per_read_counts);
+        let f = c.info.period.ns_per_count();
         let conv = |x: f64| match f {
+            _ if o.unusable.is_some() => "-".into(),
             Some(p) if p.is_finite() => ns(x * p),
             _ => format!("{x:.2} counts"),
         };
         t.row(vec![
             c.info.name.clone(),
-            tick_text(c),
+            tick_text(c, &report.environment.counters),
             conv(o.per_read_counts),
             conv(o.distribution.median),
             conv(o.distribution.p95),
@@ -336,6 +380,7 @@ fn fit_table(report: &Report) -> String {
     for c in &report.clocks {
         for f in &c.fits {
             let ols = match f.ols_slope_ns {
+                _ if f.unusable.is_some() => "-".into(),
                 Some(s) => format!(
                     "{} ± {} /{}",
                     ns(s),
@@ -346,7 +391,7 @@ fn fit_table(report: &Report) -> String {
             };
             t.row(vec![
                 c.info.name.clone(),
-                tick_text(c),
+                tick_text(c, &report.environment.counters),
                 f.workload.clone(),
                 format!(
                     "{}..{}",

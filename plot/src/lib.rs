@@ -1,7 +1,7 @@
 //! ticklab's plots, one function per plot over any plotters backend: the command writes them
 //! as SVG, the page draws the same code on a canvas.
 //!
-//! Seed 001's three views of timings (raw with their bands, sorted, consecutive differences of
+//! The three views of "Finding Timer Resolution and Overhead" of timings (raw with their bands, sorted, consecutive differences of
 //! the sorted), a histogram, and for fits the runs with their per-N minimum, the
 //! least-squares and least-values lines, and the excess against the line and the step.
 
@@ -141,7 +141,7 @@ pub fn raw<DB: DrawingBackend>(
     scatter(area, "raw timings", "sample", unit, &pts)
 }
 
-/// Raw timings with a guide line at each band's level: seed 001's first view.
+/// Raw timings with a guide line at each band's level: its first view.
 pub fn raw_banded<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     values: &[f64],

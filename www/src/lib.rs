@@ -237,6 +237,10 @@ mod web {
                 let p = perf.clone();
                 let origin = p.time_origin();
                 let o = (origin + p.now()).floor() - DAY_MS;
+                // Epoch milliseconds in a double are only good to one unit in the last
+                // place (0.24 µs in 2026): that is the readings' quantum, or float rounding
+                // would pass for the tick.
+                let info = info.with_quantum(ulp(origin + p.now()) * 1e6);
                 // The sum is taken first, as a page would: its rounding is the lesson.
                 float_clock(info, move || (origin + p.now()) - o)
             }
@@ -358,14 +362,7 @@ mod web {
             let why = entry.reason.clone().unwrap_or_default();
             return Ok(ClockReport::unavailable(entry.info, why));
         }
-        let mut plan = plan_for(&entry, settings, fit)?;
-        if entry.id == "timeOrigin+now" {
-            // Epoch milliseconds in a double are only good to one unit in the last place
-            // (0.24 µs in 2026): allow that much, or float rounding passes for the tick.
-            let x = performance()?;
-            let v = x.time_origin() + x.now();
-            plan.tick.estimator.abs_tolerance = ulp(v) * 1e6;
-        }
+        let plan = plan_for(&entry, settings, fit)?;
         let (mut clock, mut stopwatch) = match build(&entry, counter) {
             Ok(b) => b,
             Err(why) => return Ok(ClockReport::unavailable(entry.info, why)),

@@ -401,11 +401,37 @@ fn estimate_prepared(
             // least the spread of that range (as a standard deviation, width/√12), however
             // small the least-squares error.
             let (lo, hi) = (f.score.lo, f.score.hi);
-            let range = if lo <= f.tau && f.tau <= hi && hi.is_finite() {
+            let mut range = if lo <= f.tau && f.tau <= hi && hi.is_finite() {
                 (hi - lo) / 12f64.sqrt()
             } else {
                 0.0
             };
+            // Values that span few multiples fit a beat of the tick as well (k ticks of τ
+            // are k − 1 of τ·k/(k − 1)): when one does, the data cannot tell the two apart,
+            // and the uncertainty spans both.
+            let some = stats::decimate(&u, 1 << 12);
+            let k = rnd(some[some.len() / 2] / f.tau).max(1.0);
+            let mut beats = Vec::new();
+            for j in [-1.0, 1.0] {
+                let b = f.tau * k / (k + j);
+                if k + j >= 1.0 && score(&some, b, f.tol, &space).share >= f.score.share - 2e-3 {
+                    range = range.max((b - f.tau).abs());
+                    beats.push(b * step);
+                }
+            }
+            if !beats.is_empty() {
+                est.caveats.push(format!(
+                    "the values span few multiples of the tick: {} fit{} them as well, and the \
+                     uncertainty spans {}",
+                    beats
+                        .iter()
+                        .map(|b| short(*b))
+                        .collect::<Vec<_>>()
+                        .join(" and "),
+                    if beats.len() == 1 { "s" } else { "" },
+                    if beats.len() == 1 { "it" } else { "them" }
+                ));
+            }
             est.tick = f.tau * step;
             est.uncertainty = f.se.max(range) * step;
             est.share_explained = f.score.share;
@@ -575,7 +601,7 @@ impl Score {
 
 /// Scores `tau` on sorted `u` with tolerance `tol`, looking for straddles among the misses.
 fn score(u: &[f64], tau: f64, tol: f64, space: &Space) -> Score {
-    if u.is_empty() || !(tau > 0.0) {
+    if u.is_empty() || tau.is_nan() || tau <= 0.0 {
         return Score::default();
     }
     let mut hits = 0usize;
@@ -702,7 +728,7 @@ fn radix_sort(keys: &mut Vec<u64>) {
         for &k in keys.iter() {
             count[((k >> shift) & 0xff) as usize] += 1;
         }
-        if count.iter().any(|&c| c == keys.len()) {
+        if count.contains(&keys.len()) {
             continue;
         }
         let mut at = 0;
@@ -1236,7 +1262,7 @@ fn zoom(u: &[f64], mut lo: f64, mut hi: f64, space: &Space) -> (f64, f64) {
     };
     for _ in 0..4 {
         let step = (hi - lo) / 64.0;
-        if !(step > 0.0) {
+        if step.is_nan() || step <= 0.0 {
             break;
         }
         // A tick chance would credit with nearly everything scores nothing: near 2 steps
@@ -1362,15 +1388,24 @@ struct Rank<'a> {
 }
 
 impl Rank<'_> {
-    /// Of two ticks, the larger, unless the smaller explains clearly more and more beyond
-    /// chance (a smaller tick explains more by chance alone), and is no divisor of the
-    /// larger (a divisor always explains as much).
+    /// Of two ticks, the larger, unless the smaller is no divisor of it (a divisor always
+    /// explains as much) and explains more: at all when the two are close (a beat of the
+    /// other), clearly and beyond chance when not (a smaller tick explains more by chance
+    /// alone).
     fn larger(&self, a: Found, b: Found) -> Found {
         let (big, small) = if a.tau >= b.tau { (a, b) } else { (b, a) };
         let r = big.tau / small.tau;
         let divisor = r.round() >= 2.0 && (r - r.round()).abs() < 0.01 * r;
         let n = self.sample.len() as f64;
-        if !divisor
+        let more = small.score.effective() > big.score.effective();
+        let close = r < 1.2;
+        if divisor {
+            big
+        } else if close && more {
+            // Two ticks a beat apart both fit values of few multiples; the one that fits
+            // them better is the tick, the other its beat.
+            small
+        } else if more
             && small.score.effective() > big.score.effective() + 0.01
             && ln_tail(n, small.score.share, small.chance) < ln_tail(n, big.score.share, big.chance)
         {

@@ -79,14 +79,14 @@ pub fn snap(
     // A whole number of steps, when the data resolve single steps.
     if let Some(den) = decimal_den {
         let k = tau.round();
-        if k >= 1.0 && k < 9e15 && 3.0 * sigma < 0.5 * step && holds(k * step) {
+        if (1.0..9e15).contains(&k) && 3.0 * sigma < 0.5 * step && holds(k * step) {
             return Exact::new(k as u64, den);
         }
     }
     // A fraction with a small denominator (125/3 ns).
     for den in 1..=SMALL_DEN {
         let num = (value * den as f64).round();
-        if num >= 1.0 && num < 9e15 {
+        if (1.0..9e15).contains(&num) {
             let v = num / den as f64;
             if holds(v) {
                 return Exact::new(num as u64, den);
@@ -99,7 +99,7 @@ pub fn snap(
         .map(|s| 1.0 / s)
         .filter(|p| p.is_finite() && *p >= 1.0 && (p - p.round()).abs() <= 1e-9 * p && *p < 1e18)?;
     let hz = (per_second / value).round();
-    if hz >= 1.0 && hz < 9e15 {
+    if (1.0..9e15).contains(&hz) {
         let v = per_second / hz;
         if 3.0 * sigma < 0.5 * v / hz && holds(v) {
             return Exact::new(per_second.round() as u64, hz as u64);

@@ -8,10 +8,11 @@
 use serde::{Deserialize, Serialize};
 
 /// How finely the data are written.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Quantum {
     /// Whole counts of a counter: the step is one count, and a tick of one count is exact.
+    #[default]
     Count,
     /// Values written with `places` decimals (negative for whole tens, hundreds...): every
     /// value is a multiple of 10^-places.
@@ -31,12 +32,6 @@ pub enum Quantum {
         /// The float noise allowed, in the data's unit.
         step: f64,
     },
-}
-
-impl Default for Quantum {
-    fn default() -> Self {
-        Quantum::Count
-    }
 }
 
 /// Most decimals a quantum is inferred at: beyond this a double has no digits left.

@@ -162,9 +162,14 @@ pub struct Analysis {
 }
 
 impl Analysis {
-    /// The headline result: all series together, or the only one.
+    /// The headline result: all series together, or the first of timings, or the first.
     pub fn main(&self) -> &SeriesAnalysis {
-        self.combined.as_ref().unwrap_or(&self.series[0])
+        self.combined.as_ref().unwrap_or_else(|| {
+            self.series
+                .iter()
+                .find(|s| s.series.averages.is_none())
+                .unwrap_or(&self.series[0])
+        })
     }
 }
 

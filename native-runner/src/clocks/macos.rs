@@ -1,4 +1,4 @@
-//! macOS: mach_absolute_time with mach_timebase_info (seed 002), and clock_gettime_nsec_np.
+//! macOS: mach_absolute_time with mach_timebase_info (the MacResearch tutorial "Performance and Time"), and clock_gettime_nsec_np.
 
 use ticklab::clock::{Clock, ClockInfo, ClockKind, CountPeriod, Ratio};
 

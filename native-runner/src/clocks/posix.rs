@@ -256,7 +256,13 @@ pub fn add(out: &mut Vec<Entry>) {
             us.clone(),
             1000.0,
             "the microsecond unit of struct timeval",
-            "user CPU time of the process",
+            if cfg!(target_os = "linux") {
+                "user CPU time of the process (Linux shares the process's run time out \
+                 between user and system by sampled ticks, so over short spans it moves with \
+                 either kind of work)"
+            } else {
+                "user CPU time of the process"
+            },
         ),
         (
             "getrusage system",
@@ -265,7 +271,13 @@ pub fn add(out: &mut Vec<Entry>) {
             us,
             1000.0,
             "the microsecond unit of struct timeval",
-            "system CPU time of the process",
+            if cfg!(target_os = "linux") {
+                "system CPU time of the process (Linux shares the process's run time out \
+                 between user and system by sampled ticks, so over short spans it moves with \
+                 either kind of work)"
+            } else {
+                "system CPU time of the process"
+            },
         ),
     ];
     for (name, kind, ck, period, claim, source, what) in list {

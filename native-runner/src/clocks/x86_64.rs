@@ -116,7 +116,7 @@ fn claims() -> (Vec<FrequencyClaim>, Option<bool>, bool) {
         {
             claims.push(FrequencyClaim {
                 hz: mhz * 1e6,
-                source: "/proc/cpuinfo cpu MHz (seed 003's conversion)".into(),
+                source: "/proc/cpuinfo cpu MHz (the conversion of Cox's \"Measuring Time\")".into(),
             });
         }
     }

@@ -1,4 +1,4 @@
-//! Seed 001's worked examples: the tick is the largest value all timings are multiples of,
+//! The worked examples of "Finding Timer Resolution and Overhead": the tick is the largest value all timings are multiples of,
 //! and diff(sort()) alone can miss it.
 
 use ticklab::tick::{estimate_values, EstimatorOptions, Method};
