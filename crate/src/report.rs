@@ -171,28 +171,61 @@ impl Report {
     /// Reads a report, refusing anything too large, malformed, foreign or of another
     /// schema version, with a message saying which.
     pub fn from_json(text: &str) -> Result<Self> {
-        if text.len() > MAX_REPORT_BYTES {
+        Self::check_size(text.len())?;
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| Error::Report(format!("not JSON: {e}")))?;
+        Self::check_version(match value.get("schema_version") {
+            None => Version::Missing,
+            Some(v) => v.as_u64().map_or(Version::NotWhole, Version::Whole),
+        })?;
+        serde_json::from_value(value).map_err(|e| Error::Report(format!("malformed report: {e}")))
+    }
+
+    /// Refuses a report text of more than [`MAX_REPORT_BYTES`] bytes.
+    pub fn check_size(bytes: usize) -> Result<()> {
+        if bytes > MAX_REPORT_BYTES {
             return Err(Error::Report(format!(
-                "{} bytes is larger than the {} MiB a report may be",
-                text.len(),
+                "{bytes} bytes is larger than the {} MiB a report may be",
                 MAX_REPORT_BYTES >> 20
             )));
         }
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| Error::Report(format!("not JSON: {e}")))?;
-        let version = value
-            .get("schema_version")
-            .ok_or_else(|| Error::Report("no schema_version: this is not a ticklab report".into()))?
-            .as_u64()
-            .ok_or_else(|| Error::Report("schema_version is not a whole number".into()))?;
-        if !(OLDEST_SCHEMA_VERSION as u64..=SCHEMA_VERSION as u64).contains(&version) {
+        Ok(())
+    }
+
+    /// Refuses a document whose `schema_version` is missing, not a whole number, or not one
+    /// this crate reads. The page parses JSON with the browser's parser and checks the
+    /// version with this; the command, with [`Report::from_json`].
+    pub fn check_version(version: Version) -> Result<()> {
+        let v = match version {
+            Version::Missing => {
+                return Err(Error::Report(
+                    "no schema_version: this is not a ticklab report".into(),
+                ))
+            }
+            Version::NotWhole => {
+                return Err(Error::Report("schema_version is not a whole number".into()))
+            }
+            Version::Whole(v) => v,
+        };
+        if !(OLDEST_SCHEMA_VERSION as u64..=SCHEMA_VERSION as u64).contains(&v) {
             return Err(Error::Report(format!(
-                "schema version {version}; this ticklab reads versions \
+                "schema version {v}; this ticklab reads versions \
                  {OLDEST_SCHEMA_VERSION} to {SCHEMA_VERSION}"
             )));
         }
-        serde_json::from_value(value).map_err(|e| Error::Report(format!("malformed report: {e}")))
+        Ok(())
     }
+}
+
+/// A document's `schema_version`, as found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Version {
+    /// There is none.
+    Missing,
+    /// It is not a whole number.
+    NotWhole,
+    /// It is this whole number.
+    Whole(u64),
 }
 
 /// One line of the benchmark table (BENCHMARKS.md): the native benchmark and the page each

@@ -517,9 +517,16 @@ fn estimate_prepared(
 
 /// A number in a caveat: six significant digits, no more.
 fn short(x: f64) -> String {
-    let s = format!("{x:.6e}");
-    let v: f64 = s.parse().unwrap_or(x);
-    format!("{v}")
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let places = (5 - x.abs().log10().floor() as i32).clamp(0, 17) as usize;
+    let s = format!("{x:.places$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
 }
 
 /// The tolerances of the search, in steps of the quantum.
@@ -1232,7 +1239,7 @@ fn small_ticks(u: &[f64], space: &Space) -> (Vec<Survivor>, usize) {
         prev = share;
         prev_skk = skk;
     }
-    plateaus.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
+    plateaus.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
     plateaus.truncate(SMALL_KEPT);
     let out = plateaus
         .into_iter()
@@ -1270,7 +1277,7 @@ fn zoom(u: &[f64], mut lo: f64, mut hi: f64, space: &Space) -> (f64, f64) {
         // count could be the best.)
         let mut scores: Vec<usize> = (0..=64).map(|i| count(lo + i as f64 * step)).collect();
         let mut order: Vec<usize> = (0..scores.len()).collect();
-        order.sort_by_key(|&i| std::cmp::Reverse(scores[i]));
+        order.sort_unstable_by_key(|&i| (std::cmp::Reverse(scores[i]), i));
         let mut top = None;
         for i in order {
             match top {

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 /// How finely the data are written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum Quantum {
     /// Whole counts of a counter: the step is one count, and a tick of one count is exact.
     #[default]
