@@ -704,53 +704,61 @@ fn analyze_says_what_whole_milliseconds_and_averages_can_tell() {
     );
 }
 
-/// The step an independent loop of back-to-back reads shows: deltas fall in runs of
-/// neighbouring whole ns (a step written in truncated ns lands on two of them); the two
-/// most common runs are two small multiples of the step. One run only: one unit a step.
+/// The step an independent loop shows: `read` twice around a spin of 0 to 255 turns, so
+/// the intervals span many steps (back-to-back reads alone cannot tell a constant read cost
+/// from a step). The step is the largest s ≥ 4 units with 95 % of the intervals within one
+/// unit of a multiple of it (the readings are truncated or rounded to a unit, and an odd
+/// straddling read lands near 0 or a whole step); the middle of the run of such s that
+/// holds it, on a grid 0.05 % apart. None passing: the clock steps by one unit. Also the back-to-back histogram.
 #[cfg(target_os = "linux")]
-fn step_of_deltas(deltas: &[u64]) -> f64 {
-    let mut h = std::collections::BTreeMap::<u64, u64>::new();
-    for &d in deltas {
-        *h.entry(d).or_default() += 1;
-    }
-    // Runs of neighbouring values, each with its mean and count.
-    let mut runs: Vec<(f64, u64)> = Vec::new();
-    let mut last = None;
-    let (mut sum, mut n) = (0.0, 0u64);
-    for (&v, &c) in &h {
-        if last.is_some_and(|l| v != l + 1) {
-            runs.push((sum / n as f64, n));
-            (sum, n) = (0.0, 0);
+fn probe_step(mut read: impl FnMut() -> u64) -> (f64, Vec<(u64, usize)>) {
+    use std::collections::BTreeMap;
+    let mut back_to_back = BTreeMap::<u64, usize>::new();
+    let mut spanned = BTreeMap::<u64, usize>::new();
+    for i in 0..200_000u64 {
+        let (a, b) = (read(), read());
+        if b != a {
+            *back_to_back.entry(b.wrapping_sub(a)).or_default() += 1;
         }
-        sum += v as f64 * c as f64;
-        n += c;
-        last = Some(v);
+        let a = read();
+        let mut x = 0u64;
+        for j in 0..(i % 256) {
+            x = std::hint::black_box(x + j);
+        }
+        std::hint::black_box(x);
+        *spanned.entry(read().wrapping_sub(a)).or_default() += 1;
     }
-    runs.push((sum / n as f64, n));
-    runs.sort_by_key(|r| std::cmp::Reverse(r.1));
-    if runs.len() < 2 {
-        return 1.0;
-    }
-    let (a, b) = if runs[0].0 < runs[1].0 {
-        (runs[0].0, runs[1].0)
-    } else {
-        (runs[1].0, runs[0].0)
+    let spanned: Vec<(f64, usize)> = spanned.into_iter().map(|(d, c)| (d as f64, c)).collect();
+    let total = spanned.iter().map(|(_, c)| c).sum::<usize>() as f64;
+    let fits = |s: f64| {
+        let near: usize = spanned
+            .iter()
+            // One unit, plus the grid's half step (2.5e-4 s) over the d/s multiples.
+            .filter(|(d, _)| (d - (d / s).round() * s).abs() <= 1.0 + 2.5e-4 * d)
+            .map(|(_, c)| c)
+            .sum();
+        near as f64 >= 0.95 * total
     };
-    let (ka, kb) = (1..=12u32)
-        .flat_map(|ka| (ka + 1..=24).map(move |kb| (ka, kb)))
-        .min_by(|x, y| {
-            let e = |(ka, kb): (u32, u32)| (b / a - kb as f64 / ka as f64).abs();
-            e(*x).total_cmp(&e(*y))
-        })
-        .unwrap();
-    (a / ka as f64 + b / kb as f64) / 2.0
+    let grid = |i: i32| 4.0 * 1.0005f64.powi(i);
+    let last = (0..).find(|&i| grid(i) > 200.0).unwrap();
+    let step = match (0..last).rev().find(|&i| fits(grid(i))) {
+        Some(top) => {
+            let low = (0..top).rev().take_while(|&i| fits(grid(i))).last();
+            (grid(top) + grid(low.unwrap_or(top))) / 2.0
+        }
+        None => 1.0,
+    };
+    let mut common: Vec<(u64, usize)> = back_to_back.into_iter().collect();
+    common.sort_by_key(|c| std::cmp::Reverse(c.1));
+    common.truncate(8);
+    (step, common)
 }
 
 #[cfg(target_os = "linux")]
 #[test]
 fn the_lab_finds_the_step_an_independent_loop_of_reads_shows() {
-    // 200 000 back-to-back non-zero deltas of CLOCK_MONOTONIC, read through libc.
-    let now = || {
+    // CLOCK_MONOTONIC read through libc, not through the lab.
+    let (probe, common) = probe_step(|| {
         let mut ts = libc::timespec {
             tv_sec: 0,
             tv_nsec: 0,
@@ -758,17 +766,7 @@ fn the_lab_finds_the_step_an_independent_loop_of_reads_shows() {
         // SAFETY: a valid clock id and a pointer to a timespec.
         unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
         ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-    };
-    let mut deltas = Vec::with_capacity(200_000);
-    let mut prev = now();
-    while deltas.len() < 200_000 {
-        let t = now();
-        if t != prev {
-            deltas.push(t - prev);
-            prev = t;
-        }
-    }
-    let probe = step_of_deltas(&deltas);
+    });
     let r = Report::from_json(&stdout_of(&[
         "tick",
         "--clock",
@@ -777,64 +775,21 @@ fn the_lab_finds_the_step_an_independent_loop_of_reads_shows() {
     ]))
     .unwrap();
     let lab = r.clocks[0].tick.as_ref().unwrap().tick_ns.unwrap();
-    let mut common: Vec<(u64, usize)> = deltas
-        .iter()
-        .fold(
-            std::collections::BTreeMap::<u64, usize>::new(),
-            |mut m, &d| {
-                *m.entry(d).or_default() += 1;
-                m
-            },
-        )
-        .into_iter()
-        .collect();
-    common.sort_by_key(|c| std::cmp::Reverse(c.1));
-    eprintln!(
-        "CLOCK_MONOTONIC deltas (ns: count): {:?}",
-        &common[..common.len().min(8)]
-    );
+    eprintln!("CLOCK_MONOTONIC back-to-back deltas (ns: count): {common:?}");
     eprintln!("step by the loop {probe:.4} ns, by the lab {lab:.4} ns");
     assert!(
         (lab - probe).abs() <= 0.01 * probe,
         "lab {lab} ns, loop {probe} ns"
     );
 
-    // The TSC's step in counts, by the loop: the greatest common divisor of the most
-    // common deltas (reads that catch it mid-step give rare odd ones); by the lab, three
-    // ways of reading it that must agree.
+    // The TSC's step in counts, by the same loop; by the lab, three ways of reading it that
+    // must agree.
     #[cfg(target_arch = "x86_64")]
     {
-        let mut d = Vec::with_capacity(200_000);
         // SAFETY: rdtsc has no preconditions on x86-64.
-        let mut prev = unsafe { core::arch::x86_64::_rdtsc() };
-        while d.len() < 200_000 {
-            let t = unsafe { core::arch::x86_64::_rdtsc() };
-            if t != prev {
-                d.push(t - prev);
-                prev = t;
-            }
-        }
-        let mut h = std::collections::BTreeMap::<u64, usize>::new();
-        for &x in &d {
-            *h.entry(x).or_default() += 1;
-        }
-        let mut top: Vec<(u64, usize)> = h.into_iter().collect();
-        top.sort_by_key(|t| std::cmp::Reverse(t.1));
-        let gcd = |mut a: u64, mut b: u64| {
-            while b != 0 {
-                (a, b) = (b, a % b);
-            }
-            a
-        };
-        let probe = top
-            .iter()
-            .take(3)
-            .filter(|(_, c)| *c * 20 >= d.len())
-            .fold(0, |g, (v, _)| gcd(g, *v)) as f64;
-        eprintln!(
-            "rdtsc deltas (counts: count): {:?}",
-            &top[..top.len().min(6)]
-        );
+        let (probe, top) = probe_step(|| unsafe { core::arch::x86_64::_rdtsc() });
+        eprintln!("rdtsc back-to-back deltas (counts: count): {top:?}");
+        eprintln!("step by the loop {probe:.4} counts");
         let r = Report::from_json(&stdout_of(&[
             "tick",
             "--clock",
