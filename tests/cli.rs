@@ -620,6 +620,49 @@ fn analyze_reads_what_benchmark_tools_write() {
         .unwrap()
         .starts_with("these runs were timed"));
 
+    // hyperfine through a shell: the shell's mean start-up time (here 2 812 342.76 ns, a third of a tick off its multiple) is
+    // taken off every run and runs that come out negative are 0, so the times share an
+    // offset; most runs of `true` are zeros, those of `sleep 0.001` last 2 to 10 ms.
+    let offset = 2_812_342.76;
+    let shell = |ms: f64, spread: f64, rng: &mut ticklab::synthetic::SplitMix64| -> Vec<f64> {
+        (0..300)
+            .map(|_| {
+                let run = timed(
+                    1e12 * rng.unit(),
+                    ms * 1e6 * (1.0 + spread * rng.unit()),
+                    10.0148,
+                );
+                (run - offset).max(0.0) * 1e-9
+            })
+            .collect()
+    };
+    let hf = serde_json::json!({"results": [
+        {"command": "true", "times": shell(2.5, 0.2, &mut rng)},
+        {"command": "sleep 0.001", "times": shell(4.8, 1.7, &mut rng)},
+    ]});
+    let hf = file_with(d, "hyperfine-shell.json", hf.to_string().as_bytes());
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout_of(&["analyze", &hf, "--json"])).unwrap();
+    for s in v["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain([&v["combined"]])
+    {
+        let tick = s["tick_ns"].as_f64().unwrap_or(0.0);
+        assert!((tick - 10.0148).abs() < 0.01, "{s}");
+        assert!(s["estimate"]["zeros"].as_u64().is_some(), "{s}");
+    }
+    let c = &v["combined"];
+    assert_eq!(c["offset"], true, "{c}");
+    assert!(
+        c["answer"]
+            .as_str()
+            .unwrap()
+            .ends_with("so they do not say how long the runs lasted"),
+        "{c}"
+    );
+
     // pytest-benchmark: rounds of 100 iterations, each datum the round over 100.
     let data: Vec<f64> = (0..500)
         .map(|_| {

@@ -230,3 +230,45 @@ fn means_over_many_runs_have_no_tick() {
     assert_eq!(e.method, Method::NoTick, "{e:?}");
     assert!(!e.reliable && !e.found());
 }
+
+#[test]
+fn a_counter_stepping_24_5_counts() {
+    // rdtsc on a 2445 MHz AMD EPYC guest whose counter moves 24 or 25 at a time (24.5 on
+    // average, the step of CLOCK_MONOTONIC there: 10.019 ns): back-to-back deltas of 24
+    // and 25 (one step), 49 (two), 73 and 74 (three). No integer tick explains them.
+    let mut rng = SplitMix64::new(245);
+    let d: Vec<u64> = (0..20_000)
+        .map(|_| {
+            let k = rng.below(1 << 30);
+            let m = [1, 1, 2, 2, 2, 3][rng.below(6) as usize];
+            let at = |k: u64| (k as f64 * 24.5).floor() as u64;
+            at(k + m) - at(k)
+        })
+        .collect();
+    let e = estimate_counts(&d, &opts()).unwrap();
+    within(&e, 24.5);
+    assert_eq!(e.exact, Some(Exact { num: 49, den: 2 }), "{e:?}");
+}
+
+#[test]
+fn short_and_long_runs_of_one_clock_together() {
+    // hyperfine's runs of `true` (0.3 to 0.6 µs past the shell) and of `sleep 0.001`
+    // (2 to 10 ms), timed by one clock stepping 10.0188 ns in truncated whole ns and
+    // analysed together: a climb from the short runs alone cannot reach the long ones'
+    // precision; the tick must come out all the same.
+    let tau = 10.0188;
+    let mut rng = SplitMix64::new(10);
+    let mut run = |short: bool| {
+        let k = if short {
+            30 + rng.below(30)
+        } else {
+            200_000 + rng.below(800_000)
+        };
+        let s = rng.below(1 << 20) as f64;
+        truncated_ns((s + k as f64) * tau, tau) - truncated_ns(s * tau, tau)
+    };
+    let d: Vec<u64> = (0..540).map(|i| run(i < 40)).collect();
+    let e = estimate_counts(&d, &opts()).unwrap();
+    within(&e, tau);
+    assert!(e.reliable, "{e:?}");
+}

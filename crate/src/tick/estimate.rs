@@ -854,8 +854,12 @@ fn climb(b: f64, k: f64, ladder: &[f64], space: &Space) -> Option<Survivor> {
     // Upwards from the base: below it lie the few short outliers a base of the most
     // frequent values was chosen to avoid.
     let from = ladder.partition_point(|&x| x < b * (1.0 - 1e-9));
-    let ladder = &ladder[from..];
-    for &x in ladder {
+    let (below, ladder) = ladder.split_at(from);
+    // Then downwards (a base among the values, not below them): short values test a
+    // candidate cheaply, and a wrong one misses them; a few outliers there are misses
+    // the rule below allows.
+    let down = below;
+    for &x in ladder.iter().chain(down.iter().rev()) {
         let t = space.loose(tau);
         let delta = t / skk.sqrt();
         let m = rnd(x / tau);
@@ -865,7 +869,8 @@ fn climb(b: f64, k: f64, ladder: &[f64], space: &Space) -> Option<Survivor> {
         }
         let w = t + 2.0 * m * delta;
         if w >= 0.45 * tau {
-            break;
+            // Too far for the tick's precision yet; larger rungs are farther still.
+            continue;
         }
         if (x - m * tau).abs() < w {
             hits += 1;
@@ -883,7 +888,7 @@ fn climb(b: f64, k: f64, ladder: &[f64], space: &Space) -> Option<Survivor> {
     }
     // A candidate must have been tried on most of a short ladder (data of few distinct
     // values), or on eight values of a long one, and on one value at least besides its base.
-    if tried < 8.min(ladder.len() as u32 * 2 / 3 + 1).max(2) {
+    if tried < 8.min((ladder.len() + down.len()) as u32 * 2 / 3 + 1).max(2) {
         return None;
     }
     // Hits on a long ladder must already stand out from chance (a rough, generous chance);
@@ -962,9 +967,16 @@ fn refine_passes(
     (tau, se)
 }
 
+/// Most values for which the median is a base too: many values make a dense ladder from
+/// the smallest, and each base of full reach costs a million candidates.
+const FEW_VALUES: usize = 100_000;
+/// A ratio between neighbouring sorted values past which the larger is a base of its own.
+const SCALE_JUMP: f64 = 8.0;
+
 /// The bases candidates are divided from: the smallest values and the smallest steps of
 /// diff(sort()), each cluster of nearly equal ones taken once.
-/// The smallest value and the most frequent one come first: they are divided all the way
+/// The smallest value, the most frequent one, the feet of jumps and the median come first: they are
+/// divided all the way
 /// down to two quanta, the others as far as the budget allows.
 fn bases(u: &[f64], gaps: &[f64], space: &Space) -> (Vec<f64>, usize) {
     let merge = space.q_tol;
@@ -974,10 +986,21 @@ fn bases(u: &[f64], gaps: &[f64], space: &Space) -> (Vec<f64>, usize) {
     let frequent = crowded(u, merge, BASES);
     let wide: Vec<f64> = gaps.iter().copied().filter(|&g| g > merge).collect();
     let keep = |x: &f64| x.is_finite() && *x >= 2.0 * space.q_tol;
+    // And the foot of each of the two widest jumps in scale, and (for few values) the
+    // median: a climb from below cannot carry a tick's precision across a wide gap (a few
+    // short runs analysed with many long ones), one from among the many can.
+    let mut jumps: Vec<(f64, f64)> = u
+        .windows(2)
+        .filter(|w| w[0] >= 2.0 * space.q_tol && w[1] > SCALE_JUMP * w[0])
+        .map(|w| (w[1] / w[0], w[1]))
+        .collect();
+    jumps.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
     let mut first: Vec<f64> = small
         .iter()
         .take(1)
         .chain(frequent.iter().take(1))
+        .chain(jumps.iter().take(2).map(|j| &j.1))
+        .chain((u.len() <= FEW_VALUES).then(|| &u[u.len() / 2]))
         .copied()
         .filter(keep)
         .collect();
@@ -1090,7 +1113,15 @@ fn search(
     }
     // Climbers that reached the same tick are scored once.
     survivors.sort_unstable_by(|a, b| b.tau.total_cmp(&a.tau));
-    survivors.dedup_by(|a, b| (a.tau - b.tau).abs() <= 3.0 * a.delta.max(b.delta) + 1e-12);
+    // The one kept is the most precise: a rough climb from short values must not stand
+    // for a fine one from long values that reached the same tick.
+    survivors.dedup_by(|a, b| {
+        let same = (a.tau - b.tau).abs() <= 3.0 * a.delta.max(b.delta) + 1e-12;
+        if same && a.delta < b.delta {
+            *b = *a;
+        }
+        same
+    });
     // On a grid the GCD of every value is one more candidate.
     if only.is_none() && space.grid && u[u.len() - 1] < 9e15 {
         let g = u.iter().fold(0u64, |g, &x| crate::clock::gcd(g, x as u64));

@@ -47,27 +47,40 @@ fn duration(v: f64, u: Option<Unit>) -> String {
 
 /// A value and its standard error, to the digits the error allows: "10.0148 ± 0.0003 ns".
 fn with_error(v: f64, se: f64, u: Option<Unit>) -> String {
-    let Some(f) = ns_per_unit(u) else {
-        return if se > 0.0 {
-            format!("{v} ± {se:.2e} {}", unit_name(u))
-        } else {
-            format!("{v} {}", unit_name(u))
-        };
-    };
-    let ns = v * f;
-    let (scale, name) = match ns.abs() {
-        a if a >= 1e9 => (1e9, "s"),
-        a if a >= 1e6 => (1e6, "ms"),
-        a if a >= 1e3 => (1e3, "µs"),
-        _ => (1.0, "ns"),
-    };
-    let (x, e) = (ns / scale, se * f / scale);
-    if !(e > 0.0 && e.is_finite()) {
-        return output::ns(ns);
+    if !(se > 0.0 && se.is_finite()) {
+        return duration(v, u);
     }
-    // Two significant digits of the error, and the value to the same place.
+    let (x, e, name) = to_digits(v, se, u);
+    format!("{x} ± {e} {name}")
+}
+
+/// A value to the digits a resolution allows: a band at "4.789 µs" for a tick of 10 ns.
+fn to_resolution(v: f64, res: f64, u: Option<Unit>) -> String {
+    if !(res > 0.0 && res.is_finite()) {
+        return duration(v, u);
+    }
+    let (x, _, name) = to_digits(v, res, u);
+    format!("{x} {name}")
+}
+
+/// `v` and `e` scaled to a readable unit, with two significant digits of `e` and `v` to the
+/// same place.
+fn to_digits(v: f64, e: f64, u: Option<Unit>) -> (String, String, &'static str) {
+    let (f, (scale, name)) = match ns_per_unit(u) {
+        Some(f) => (
+            f,
+            match (v * f).abs() {
+                a if a >= 1e9 => (1e9, "s"),
+                a if a >= 1e6 => (1e6, "ms"),
+                a if a >= 1e3 => (1e3, "µs"),
+                _ => (1.0, "ns"),
+            },
+        ),
+        None => (1.0, (1.0, unit_name(u))),
+    };
+    let (x, e) = (v * f / scale, e * f / scale);
     let places = (1 - e.log10().floor() as i32).clamp(0, 12) as usize;
-    format!("{x:.places$} ± {e:.places$} {name}")
+    (format!("{x:.places$}"), format!("{e:.places$}"), name)
 }
 
 /// What one series gave.
@@ -133,7 +146,13 @@ impl SeriesAnalysis {
                     .copied()
                     .filter(|&v| v > 0.0)
                     .fold(f64::INFINITY, f64::min);
-                let tail = if shorter == 0 {
+                let tail = if self.offset {
+                    // The values are the runs less an unknown offset, and those it made
+                    // negative are 0: how long the runs lasted is not in them.
+                    "; these values are the runs less a common offset (a shell's start-up \
+                     time taken off each), so they do not say how long the runs lasted"
+                        .to_string()
+                } else if shorter == 0 {
                     format!(
                         "; every one here is longer (the shortest lasted {})",
                         duration(shortest, u)
@@ -188,36 +207,19 @@ fn analyse(series: Series) -> Result<SeriesAnalysis, CliError> {
         tick::estimate_with_finer(&series.values, series.quantum, series.finer, unit_s, &opts)?;
     let mut offset = false;
     if !estimate.found() && series.values.len() >= 10 {
-        // Values that share an offset (hyperfine takes the shell's mean start-up time off
-        // every run) are multiples of no tick, but their differences are; each carries two
-        // readings' rounding.
-        let min = series.values.iter().copied().fold(f64::INFINITY, f64::min);
-        let d: Vec<f64> = series
-            .values
-            .iter()
-            .map(|v| v - min)
-            .filter(|d| *d > 0.0)
-            .collect();
-        if d.len() >= 10 {
-            let q = Quantum::infer(&d);
-            let step = if q.is_precision() {
-                q.step()
-            } else {
-                series.quantum.step()
-            };
-            let e = tick::estimate(&d, Quantum::Spacing { step: 2.0 * step }, unit_s, &opts)?;
-            if e.found() {
-                estimate = e;
-                estimate.caveats.insert(
-                    0,
-                    format!(
-                        "the values share an offset (the smallest is {}): their differences \
-                         are multiples of the tick, the values themselves are not",
-                        duration(min, series.unit)
-                    ),
-                );
-                offset = true;
-            }
+        if let Some((mut e, reference)) = offset_estimate(&series, unit_s, &opts)? {
+            // The zeros the table shows are the file's (runs the offset made negative).
+            e.zeros = series.values.iter().filter(|v| **v == 0.0).count() as u64;
+            e.caveats.insert(
+                0,
+                format!(
+                    "the values share an offset: their differences from one of them ({}) are \
+                     multiples of the tick, the values themselves are not",
+                    duration(reference, series.unit)
+                ),
+            );
+            estimate = e;
+            offset = true;
         }
     }
     let bands = if estimate.found() || estimate.method == Method::Precision {
@@ -231,6 +233,65 @@ fn analyse(series: Series) -> Result<SeriesAnalysis, CliError> {
         offset,
         bands,
     })
+}
+
+/// References tried for values that share an offset.
+const OFFSET_REFERENCES: usize = 5;
+
+/// The tick of values that share an offset (hyperfine takes the shell's mean start-up time
+/// off every run, and clamps the runs it makes negative to 0): they are multiples of no
+/// tick, but their differences are. The offset cancels, so the differences lie on the
+/// values' grid, off their multiple by the two values' rounding: up to one quantum when the
+/// reference value sits near its multiple, two at most. A reference off its multiple shifts
+/// every difference, so a few of the smallest values are tried as the reference at one
+/// quantum before all differences from the smallest at two. Returns the estimate and the
+/// reference.
+fn offset_estimate(
+    series: &Series,
+    unit_s: Option<f64>,
+    opts: &EstimatorOptions,
+) -> Result<Option<(TickEstimate, f64)>, CliError> {
+    let mut refs: Vec<f64> = series
+        .values
+        .iter()
+        .copied()
+        .filter(|v| *v > 0.0 && v.is_finite())
+        .collect();
+    refs.sort_unstable_by(f64::total_cmp);
+    refs.dedup();
+    refs.truncate(OFFSET_REFERENCES);
+    let differences = |r: f64| -> Vec<f64> {
+        series
+            .values
+            .iter()
+            .filter(|v| **v > 0.0)
+            .map(|v| (v - r).abs())
+            .filter(|d| *d > 0.0)
+            .collect()
+    };
+    let Some(&min) = refs.first() else {
+        return Ok(None);
+    };
+    let d = differences(min);
+    if d.len() < 10 {
+        return Ok(None);
+    }
+    let q = Quantum::infer(&d);
+    if q.is_precision() {
+        for &r in &refs {
+            let e = tick::estimate(&differences(r), q, unit_s, opts)?;
+            if e.found() {
+                return Ok(Some((e, r)));
+            }
+        }
+    }
+    let step = if q.is_precision() {
+        q.step()
+    } else {
+        series.quantum.step()
+    };
+    let e = tick::estimate(&d, Quantum::Spacing { step: 2.0 * step }, unit_s, opts)?;
+    Ok(e.found().then_some((e, min)))
 }
 
 fn analyse_all(all: Vec<Series>) -> Result<Analysis, CliError> {
@@ -436,18 +497,30 @@ fn detail(a: &SeriesAnalysis) -> String {
     }
     let mut text = t.render();
     text.push_str(&format!("\n{}\n", a.answer()));
-    // Bands say something when they gather values: a level per value is no band.
-    if !a.bands.is_empty() && a.bands.len() * 4 <= s.values.len() {
+    // Bands say something when they gather values: a level per value is no band, and
+    // the largest bands (at most 32 are kept) must hold most values.
+    let gathered: u64 = a.bands.iter().map(|b| b.count).sum();
+    if !a.bands.is_empty()
+        && a.bands.len() * 4 <= s.values.len()
+        && gathered * 2 >= s.values.len() as u64
+    {
+        let res = a.estimate.as_ref().map_or(0.0, |e| e.tick / 4.0);
         text.push_str("\nbands (level: count)\n");
         for b in &a.bands {
-            text.push_str(&format!("  {}: {}\n", b.level, b.count));
+            text.push_str(&format!(
+                "  {}: {}\n",
+                to_resolution(b.level, res, s.unit),
+                b.count
+            ));
         }
     }
     for n in &s.notes {
         text.push_str(&format!("note: {n}\n"));
     }
     if let Some(e) = &a.estimate {
-        for c in &e.caveats {
+        // The answer above already says what the precision caveat says, with its unit.
+        let said = ["nothing coarser than the data's own precision", "no tick found"];
+        for c in e.caveats.iter().filter(|c| !said.iter().any(|s| c.starts_with(s))) {
             text.push_str(&format!("note: {c}\n"));
         }
     }
