@@ -272,3 +272,34 @@ fn short_and_long_runs_of_one_clock_together() {
     within(&e, tau);
     assert!(e.reliable, "{e:?}");
 }
+
+#[test]
+fn twenty_long_samples_give_a_bound_that_holds() {
+    // Criterion's default of 20 samples when each takes ~30 ms (its 1e6-value benchmarks
+    // here): totals of 3 million ticks of 10.0188 ns in whole ns. Too few and too long for
+    // the tick to be found; whatever bound is given must hold.
+    let tau = 10.0188;
+    let mut rng = SplitMix64::new(20);
+    for _ in 0..10 {
+        let d: Vec<f64> = (1..=20)
+            .map(|i| {
+                let k = ((29e6 + 5e6 * rng.unit()) / tau) as u64 + i;
+                let s = rng.below(1 << 20) as f64;
+                (truncated_ns((s + k as f64) * tau, tau) - truncated_ns(s * tau, tau)) as f64
+            })
+            .collect();
+        // As `analyze` reads them: whole numbers, written to 1 ns.
+        let e = estimate(&d, Quantum::Decimals { places: 0 }, Some(1e-9), &opts()).unwrap();
+        if e.found() {
+            within(&e, tau);
+        } else {
+            assert_eq!(e.method, Method::Precision, "{e:?}");
+            assert!(
+                e.tick >= tau,
+                "at most {} ns, but the tick is {tau} ns",
+                e.tick
+            );
+            assert!(!e.reliable, "{e:?}");
+        }
+    }
+}

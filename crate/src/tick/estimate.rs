@@ -817,7 +817,8 @@ struct Search {
     found: Option<Found>,
     /// The best candidate that was not enough, for the caveat.
     best: Option<Found>,
-    /// The smallest candidate tried.
+    /// The smallest candidate tried from a base among the values: below it, ticks were not
+    /// ruled out.
     down_to: f64,
 }
 
@@ -1065,7 +1066,12 @@ fn search(
             per_base
         };
         let kmax = ((b / min_tau).floor() as usize).clamp(1, cap.max(1));
-        down_to = down_to.min(b / kmax as f64);
+        // A base shorter than every value is a gap of diff(sort()): its candidates are
+        // tried but seldom tested (no rung lies near it to climb on), so only bases
+        // among the values say how far down ticks were ruled out.
+        if b >= u[0] * (1.0 - 1e-9) {
+            down_to = down_to.min(b / kmax as f64);
+        }
         // A cheap first test before the climb: two of the next three values of the ladder
         // above the base must sit on a multiple (most candidates fail it; one outlier
         // among them does not fail the right one).

@@ -519,8 +519,15 @@ fn detail(a: &SeriesAnalysis) -> String {
     }
     if let Some(e) = &a.estimate {
         // The answer above already says what the precision caveat says, with its unit.
-        let said = ["nothing coarser than the data's own precision", "no tick found"];
-        for c in e.caveats.iter().filter(|c| !said.iter().any(|s| c.starts_with(s))) {
+        let said = [
+            "nothing coarser than the data's own precision",
+            "no tick found",
+        ];
+        for c in e
+            .caveats
+            .iter()
+            .filter(|c| !said.iter().any(|s| c.starts_with(s)))
+        {
             text.push_str(&format!("note: {c}\n"));
         }
     }
