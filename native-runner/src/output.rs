@@ -211,10 +211,14 @@ fn tick_text(c: &ClockReport, counters: &[CounterFrequency]) -> String {
         return s;
     }
     // A tick of several counts of the clock's own counter, or of a measured counter (the
-    // TSC under CLOCK_MONOTONIC), in those counts.
+    // TSC under CLOCK_MONOTONIC), in those counts; past a few hundred counts a whole
+    // number is a coincidence, not a step.
     if c.info.kind == ticklab::clock::ClockKind::Counter && e.tick >= 2.0 {
-        if let Some(x) = e.exact.filter(|x| x.den == 1) {
-            s.push_str(&format!(" ({} counts)", x.num));
+        if let Some(k) = e
+            .exact
+            .and_then(|x| whole_or_half(x.num as f64 / x.den as f64))
+        {
+            s.push_str(&format!(" ({k} counts)"));
             return s;
         }
     }
@@ -224,16 +228,30 @@ fn tick_text(c: &ClockReport, counters: &[CounterFrequency]) -> String {
                 continue;
             };
             let k = v * hz * 1e-9;
-            if f.clock != c.info.name
-                && (2.0..=10_000.0).contains(&k)
-                && (k - k.round()).abs() < 0.01 * k
-            {
-                s.push_str(&format!(" ({} {} counts)", k.round(), short_name(&f.clock)));
+            if f.clock == c.info.name || !(2.0..=256.0).contains(&k) {
+                continue;
+            }
+            if let Some(k) = whole_or_half(k) {
+                s.push_str(&format!(" ({k} {} counts)", short_name(&f.clock)));
                 break;
             }
         }
     }
     s
+}
+
+/// `k` written as a whole or half number of counts ("26", "24.5") when it is one to within
+/// a fiftieth of a count (a counter that steps 24 and 25 in turn moves 24.5 a tick);
+/// otherwise none: 2445.4 counts is no step of that counter.
+fn whole_or_half(k: f64) -> Option<String> {
+    let near = |x: f64| (x - x.round()).abs() <= 0.02;
+    if near(k) {
+        Some(format!("{}", k.round()))
+    } else if near(2.0 * k) {
+        Some(format!("{:.1}", (2.0 * k).round() / 2.0))
+    } else {
+        None
+    }
 }
 
 /// "TSC" for the rdtsc family's counter.
