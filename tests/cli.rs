@@ -728,6 +728,25 @@ fn analyze_says_what_whole_milliseconds_and_averages_can_tell() {
         t.contains("at most 1.000 ms: the data's own precision; nothing coarser fits"),
         "{t}"
     );
+    // Date.now() around a loop of a third of a millisecond in a browser: mostly 0 and 1,
+    // a few longer runs (a collection, a frame). Their differences must not be searched for
+    // a tick as if they shared an offset: they sit on whole milliseconds.
+    let short: String = (0..3000)
+        .map(|_| {
+            let start = 1e6 * rng.unit();
+            let mut run = 0.33 * (1.0 + rng.unit());
+            if rng.below(100) == 0 {
+                run += 2.0 + 16.0 * rng.unit();
+            }
+            format!("{}\n", (start + run).floor() - start.floor())
+        })
+        .collect();
+    let f = file_with(dir.path(), "date.txt", short.as_bytes());
+    let t = stdout_of(&["analyze", &f, "--unit", "ms"]);
+    assert!(
+        t.contains("at most 1.000 ms: the data's own precision; nothing coarser fits"),
+        "{t}"
+    );
     // Totals over their iteration counts, as Criterion's per-iteration values are.
     let means: String = (1..=100u64)
         .map(|i| {

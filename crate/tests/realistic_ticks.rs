@@ -303,3 +303,20 @@ fn twenty_long_samples_give_a_bound_that_holds() {
         }
     }
 }
+
+#[test]
+fn a_handful_of_whole_millisecond_levels_is_no_tick() {
+    // 2 000 Date-based timings of a few steady tasks: eight distinct whole milliseconds
+    // (2, 4, 5, 7, 9, 10, 12, 15), each seen hundreds of times. A tick of 2.4 ms comes within
+    // a millisecond of every one of them, as ticks near 2.4 ms come near most integers: the
+    // levels are eight pieces of evidence, not 2 000, and show no tick.
+    let levels = [2.0, 2.0, 2.0, 4.0, 4.0, 5.0, 7.0, 9.0, 10.0, 12.0, 15.0];
+    let mut rng = SplitMix64::new(8);
+    let v: Vec<f64> = (0..2000)
+        .map(|_| levels[rng.below(levels.len() as u64) as usize])
+        .collect();
+    let e = estimate(&v, Quantum::Decimals { places: 0 }, Some(1e-3), &opts()).unwrap();
+    assert_eq!(e.method, Method::Precision, "{e:?}");
+    assert_eq!(e.tick, 1.0);
+    assert!(!e.reliable);
+}

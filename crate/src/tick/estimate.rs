@@ -159,6 +159,8 @@ const EFFECT: f64 = 0.25;
 const MAX_CHANCE: f64 = 0.85;
 /// ln of the odds against a false tick, before the correction for the candidates tried.
 const LN_ODDS: f64 = 9.2; // 10^4
+/// How far the explained levels must stand out from chance on their own: p ≤ 1%.
+const LEVELS_LN: f64 = 4.6;
 
 /// Exact GCD of the non-zero values; 0 when there is none.
 pub fn exact_gcd(intervals: &[u64]) -> u64 {
@@ -598,6 +600,12 @@ struct Score {
     hi: f64,
     /// The share chance would explain at the same tolerance ([`Space::chance`]).
     chance: f64,
+    /// Distinct values (levels) scored, how many of them a multiple explains, and the mean
+    /// chance at them: values repeated a thousand times are one piece of evidence, not a
+    /// thousand.
+    distinct: u32,
+    distinct_hits: u32,
+    distinct_chance: f64,
 }
 
 impl Score {
@@ -622,12 +630,22 @@ fn score(u: &[f64], tau: f64, tol: f64, space: &Space) -> Score {
     // The chance, from one value in `every` (a few thousand are plenty).
     let every = (u.len() / 8192).max(1);
     let mut charged = 0usize;
+    let (mut distinct, mut distinct_hits, mut distinct_chance) = (0u32, 0u32, 0.0);
+    let mut last = f64::NEG_INFINITY;
     for (i, &x) in u.iter().enumerate() {
         let k = rnd(x / tau);
         let r = (x - k * tau).abs();
         if i % every == 0 {
             chance += space.chance_at(tau, tol, k.max(1.0));
             charged += 1;
+        }
+        if x > last + 0.5 * space.q_tol {
+            last = x;
+            distinct += 1;
+            distinct_chance += space.chance_at(tau, tol, k.max(1.0));
+            if k >= 1.0 && r < tol {
+                distinct_hits += 1;
+            }
         }
         if k >= 1.0 && r < tol {
             hits += 1;
@@ -660,6 +678,9 @@ fn score(u: &[f64], tau: f64, tol: f64, space: &Space) -> Score {
         lo,
         hi,
         chance: chance / charged.max(1) as f64,
+        distinct,
+        distinct_hits,
+        distinct_chance: distinct_chance / f64::from(distinct.max(1)),
     };
     // Straddles are a few reads caught mid-step while the rest sit on their multiples:
     // misses around hits that fill the tolerance evenly are a spread, not straddles.
@@ -1541,6 +1562,19 @@ fn ok(f: &Found, n: usize, threshold: f64, opts: &EstimatorOptions) -> bool {
         && f.score.levels
         && (1.0 - s) <= EFFECT * (1.0 - f.chance)
         && ln_tail(n as f64, f.score.share, f.chance) <= -threshold
+        && levels_stand_out(&f.score)
+}
+
+/// Whether the levels a tick explains stand out from chance on their own (p ≤ 1%): eight
+/// distinct whole milliseconds that a tick of 2.4 ms happens to come near are no evidence
+/// of it, however often each was seen. Straddling levels count as explained.
+fn levels_stand_out(s: &Score) -> bool {
+    if s.distinct == 0 {
+        return true;
+    }
+    let l = f64::from(s.distinct);
+    let hits = (f64::from(s.distinct_hits) + s.paired * l).min(l);
+    ln_tail(l, hits / l, s.distinct_chance) <= -LEVELS_LN
 }
 
 /// Means of the `max` most populated clusters of sorted values (neighbours within `merge`

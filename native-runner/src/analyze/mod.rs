@@ -206,7 +206,17 @@ fn analyse(series: Series) -> Result<SeriesAnalysis, CliError> {
     let mut estimate =
         tick::estimate_with_finer(&series.values, series.quantum, series.finer, unit_s, &opts)?;
     let mut offset = false;
-    if !estimate.found() && series.values.len() >= 10 {
+    // Values that sit on their own grid (whole milliseconds) carry no offset to take off:
+    // trying their differences too would only be another look for a chance fit.
+    let step = series.quantum.step();
+    let on_grid = series
+        .values
+        .iter()
+        .filter(|v| (*v / step - (*v / step).round()).abs() > 0.01)
+        .count()
+        * 100
+        <= series.values.len();
+    if !estimate.found() && !on_grid && series.values.len() >= 10 {
         if let Some((mut e, reference)) = offset_estimate(&series, unit_s, &opts)? {
             // The zeros the table shows are the file's (runs the offset made negative).
             e.zeros = series.values.iter().filter(|v| **v == 0.0).count() as u64;
