@@ -741,20 +741,23 @@ fn straddle_pair(residues: &[f64], tau: f64, space: &Space) -> Option<(usize, f6
     })
 }
 
-/// Sorts by an LSD radix sort on bytes, skipping the bytes every key shares (a million
-/// doubles of one magnitude differ in five or six of their eight): several times faster
-/// than a comparison sort.
+/// Sorts by an LSD radix sort on 11-bit digits (six passes at most), skipping the digits
+/// every key shares (a million doubles of one magnitude differ in four or five of them):
+/// several times faster than a comparison sort.
 fn radix_sort(keys: &mut Vec<u64>) {
+    const BITS: u32 = 11;
+    const BUCKETS: usize = 1 << BITS;
     if keys.len() < 4096 {
         keys.sort_unstable();
         return;
     }
     let mut other = vec![0u64; keys.len()];
-    for byte in 0..8 {
-        let shift = byte * 8;
-        let mut count = [0usize; 256];
+    let mut count = vec![0usize; BUCKETS];
+    for shift in (0..64).step_by(BITS as usize) {
+        let digit = |k: u64| ((k >> shift) as usize) & (BUCKETS - 1);
+        count.fill(0);
         for &k in keys.iter() {
-            count[((k >> shift) & 0xff) as usize] += 1;
+            count[digit(k)] += 1;
         }
         if count.contains(&keys.len()) {
             continue;
@@ -766,9 +769,9 @@ fn radix_sort(keys: &mut Vec<u64>) {
             at += n;
         }
         for &k in keys.iter() {
-            let b = ((k >> shift) & 0xff) as usize;
-            other[count[b]] = k;
-            count[b] += 1;
+            let d = digit(k);
+            other[count[d]] = k;
+            count[d] += 1;
         }
         std::mem::swap(keys, &mut other);
     }
@@ -1151,7 +1154,14 @@ fn search(
     });
     // On a grid the GCD of every value is one more candidate.
     if only.is_none() && space.grid && u[u.len() - 1] < 9e15 {
-        let g = u.iter().fold(0u64, |g, &x| crate::clock::gcd(g, x as u64));
+        // Stops at 1: nothing divides further.
+        let mut g = 0u64;
+        for &x in u {
+            g = crate::clock::gcd(g, x as u64);
+            if g == 1 {
+                break;
+            }
+        }
         if g >= 2 {
             survivors.push(Survivor {
                 tau: g as f64,
