@@ -161,6 +161,8 @@ const MAX_CHANCE: f64 = 0.85;
 const LN_ODDS: f64 = 9.2; // 10^4
 /// How far the explained levels must stand out from chance on their own: p ≤ 1%.
 const LEVELS_LN: f64 = 4.6;
+/// Most distinct levels counted for that test.
+const LEVELS_COUNTED: u32 = 4096;
 
 /// Exact GCD of the non-zero values; 0 when there is none.
 pub fn exact_gcd(intervals: &[u64]) -> u64 {
@@ -632,14 +634,17 @@ fn score(u: &[f64], tau: f64, tol: f64, space: &Space) -> Score {
     let mut charged = 0usize;
     let (mut distinct, mut distinct_hits, mut distinct_chance) = (0u32, 0u32, 0.0);
     let mut last = f64::NEG_INFINITY;
+    let inv = 1.0 / tau;
     for (i, &x) in u.iter().enumerate() {
-        let k = rnd(x / tau);
+        let k = rnd(x * inv);
         let r = (x - k * tau).abs();
         if i % every == 0 {
             chance += space.chance_at(tau, tol, k.max(1.0));
             charged += 1;
         }
-        if x > last + 0.5 * space.q_tol {
+        // The levels matter when they are few: past a few thousand, the values' own test
+        // says all there is.
+        if distinct < LEVELS_COUNTED && x > last + 0.5 * space.q_tol {
             last = x;
             distinct += 1;
             distinct_chance += space.chance_at(tau, tol, k.max(1.0));
@@ -752,16 +757,19 @@ fn radix_sort(keys: &mut Vec<u64>) {
         return;
     }
     let mut other = vec![0u64; keys.len()];
-    let mut count = vec![0usize; BUCKETS];
-    for shift in (0..64).step_by(BITS as usize) {
-        let digit = |k: u64| ((k >> shift) as usize) & (BUCKETS - 1);
-        count.fill(0);
-        for &k in keys.iter() {
-            count[digit(k)] += 1;
+    // Every digit's histogram in one pass: moving the keys does not change them.
+    const DIGITS: usize = 64usize.div_ceil(BITS as usize);
+    let mut counts = vec![[0usize; BUCKETS]; DIGITS];
+    for &k in keys.iter() {
+        for (d, count) in counts.iter_mut().enumerate() {
+            count[((k >> (d as u32 * BITS)) as usize) & (BUCKETS - 1)] += 1;
         }
+    }
+    for (d, count) in counts.iter_mut().enumerate() {
         if count.contains(&keys.len()) {
             continue;
         }
+        let shift = d as u32 * BITS;
         let mut at = 0;
         for c in count.iter_mut() {
             let n = *c;
@@ -769,21 +777,23 @@ fn radix_sort(keys: &mut Vec<u64>) {
             at += n;
         }
         for &k in keys.iter() {
-            let d = digit(k);
-            other[count[d]] = k;
-            count[d] += 1;
+            let b = ((k >> shift) as usize) & (BUCKETS - 1);
+            other[count[b]] = k;
+            count[b] += 1;
         }
         std::mem::swap(keys, &mut other);
     }
 }
 
+/// 1.5 × 2^52: added to a double below 2^51 and taken away again, it leaves it rounded.
+const ROUND_MAGIC: f64 = 6_755_399_441_055_744.0;
+
 /// `x` rounded to a whole number, without a call into libm (x86-64 has no rounding
 /// instruction before SSE4.1): adding and taking away 1.5 × 2^52 leaves no fraction.
 #[inline(always)]
 fn rnd(x: f64) -> f64 {
-    const MAGIC: f64 = 6_755_399_441_055_744.0;
     if x.abs() < 2.0e15 {
-        (x + MAGIC) - MAGIC
+        (x + ROUND_MAGIC) - ROUND_MAGIC
     } else {
         x.round()
     }
@@ -1327,13 +1337,28 @@ fn zoom(u: &[f64], mut lo: f64, mut hi: f64, space: &Space) -> (f64, f64) {
     let t = space.q_tol;
     // A plateau is found as well on a thousand values as on all of them.
     let u = stats::decimate(u, 1024);
+    // The chance is a mean over the values: a quarter of them give it to a few percent.
+    let few = stats::decimate(&u, 256);
+    let top = u.iter().copied().fold(0.0f64, f64::max);
     let count = |tau: f64| {
-        u.iter()
-            .filter(|&&x| {
-                let k = rnd(x / tau);
-                k >= 1.0 && (x - k * tau).abs() < t
-            })
-            .count()
+        let inv = 1.0 / tau;
+        if top * inv < 2.0e15 {
+            // Branch-free (rounding by the magic constant, which holds below 2^51), so
+            // the loop over a thousand values runs in vector registers.
+            u.iter()
+                .map(|&x| {
+                    let k = (x * inv + ROUND_MAGIC) - ROUND_MAGIC;
+                    usize::from((k >= 1.0) & ((x - k * tau).abs() < t))
+                })
+                .sum::<usize>()
+        } else {
+            u.iter()
+                .filter(|&&x| {
+                    let k = rnd(x * inv);
+                    k >= 1.0 && (x - k * tau).abs() < t
+                })
+                .count()
+        }
     };
     for _ in 0..4 {
         let step = (hi - lo) / 64.0;
@@ -1352,7 +1377,7 @@ fn zoom(u: &[f64], mut lo: f64, mut hi: f64, space: &Space) -> (f64, f64) {
                 // Ties with the best are taken as they come.
                 Some(t) if scores[i] == t => {}
                 Some(_) => scores[i] = 0,
-                None if space.chance(lo + i as f64 * step, t, &u) > MAX_CHANCE => scores[i] = 0,
+                None if space.chance(lo + i as f64 * step, t, &few) > MAX_CHANCE => scores[i] = 0,
                 None => top = Some(scores[i]),
             }
         }

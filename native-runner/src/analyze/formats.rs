@@ -97,6 +97,15 @@ pub struct Series {
 }
 
 impl Series {
+    /// The shortest positive value (infinite when there is none).
+    pub fn shortest(&self) -> f64 {
+        self.values
+            .iter()
+            .copied()
+            .filter(|&v| v > 0.0)
+            .fold(f64::INFINITY, f64::min)
+    }
+
     fn json(name: String, format: Format, unit: Option<Unit>, values: Vec<f64>) -> Self {
         let (quantum, finer) = Quantum::infer_with_finer(&values);
         Self {

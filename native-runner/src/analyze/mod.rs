@@ -140,12 +140,7 @@ impl SeriesAnalysis {
             _ => {
                 let rule = RULE * e.tick;
                 let shorter = s.values.iter().filter(|&&v| v > 0.0 && v < rule).count();
-                let shortest = s
-                    .values
-                    .iter()
-                    .copied()
-                    .filter(|&v| v > 0.0)
-                    .fold(f64::INFINITY, f64::min);
+                let shortest = s.shortest();
                 let tail = if self.offset {
                     // The values are the runs less an unknown offset, and those it made
                     // negative are 0: how long the runs lasted is not in them.
@@ -557,12 +552,7 @@ fn overview(an: &Analysis) -> String {
     let rows = an.series.iter().chain(an.combined.as_ref());
     for a in rows {
         let s = &a.series;
-        let shortest = s
-            .values
-            .iter()
-            .copied()
-            .filter(|&v| v > 0.0)
-            .fold(f64::INFINITY, f64::min);
+        let shortest = s.shortest();
         t.row(vec![
             s.name.clone(),
             s.format.name().into(),

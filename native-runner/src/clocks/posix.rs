@@ -178,6 +178,23 @@ impl Clock for PosixClock {
     }
 }
 
+/// What getrusage's user or system time is, and on Linux why over short spans it moves
+/// with either kind of work.
+macro_rules! rusage_words {
+    ($what:literal) => {
+        if cfg!(target_os = "linux") {
+            concat!(
+                $what,
+                " CPU time of the process (Linux shares the process's run time out between \
+                 user and system by sampled ticks, so over short spans it moves with either \
+                 kind of work)"
+            )
+        } else {
+            concat!($what, " CPU time of the process")
+        }
+    };
+}
+
 pub fn add(out: &mut Vec<Entry>) {
     for (name, id, kind, what) in gettime_ids() {
         let Some(id) = id else {
@@ -256,13 +273,7 @@ pub fn add(out: &mut Vec<Entry>) {
             us.clone(),
             1000.0,
             "the microsecond unit of struct timeval",
-            if cfg!(target_os = "linux") {
-                "user CPU time of the process (Linux shares the process's run time out \
-                 between user and system by sampled ticks, so over short spans it moves with \
-                 either kind of work)"
-            } else {
-                "user CPU time of the process"
-            },
+            rusage_words!("user"),
         ),
         (
             "getrusage system",
@@ -271,13 +282,7 @@ pub fn add(out: &mut Vec<Entry>) {
             us,
             1000.0,
             "the microsecond unit of struct timeval",
-            if cfg!(target_os = "linux") {
-                "system CPU time of the process (Linux shares the process's run time out \
-                 between user and system by sampled ticks, so over short spans it moves with \
-                 either kind of work)"
-            } else {
-                "system CPU time of the process"
-            },
+            rusage_words!("system"),
         ),
     ];
     for (name, kind, ck, period, claim, source, what) in list {
