@@ -766,12 +766,13 @@ fn analyze_says_what_whole_milliseconds_and_averages_can_tell() {
     );
 }
 
-/// The step an independent loop shows: `read` twice around a spin of 0 to 255 turns, so
+/// The step an independent loop shows: `read` twice around a spin of 0 to 63 turns, so
 /// the intervals span many steps (back-to-back reads alone cannot tell a constant read cost
 /// from a step). The step is the largest s ≥ 4 units with 95 % of the intervals within one
 /// unit of a multiple of it (the readings are truncated or rounded to a unit, and an odd
 /// straddling read lands near 0 or a whole step); the middle of the run of such s that
-/// holds it, on a grid 0.05 % apart. None passing: the clock steps by one unit. Also the back-to-back histogram.
+/// holds it, on a grid 0.05 % apart. None passing: the clock steps by one unit. Also the
+/// back-to-back histogram.
 #[cfg(target_os = "linux")]
 fn probe_step(mut read: impl FnMut() -> u64) -> (f64, Vec<(u64, usize)>) {
     use std::collections::BTreeMap;
@@ -784,7 +785,7 @@ fn probe_step(mut read: impl FnMut() -> u64) -> (f64, Vec<(u64, usize)>) {
         }
         let a = read();
         let mut x = 0u64;
-        for j in 0..(i % 256) {
+        for j in 0..(i % 64) {
             x = std::hint::black_box(x + j);
         }
         std::hint::black_box(x);
@@ -795,8 +796,10 @@ fn probe_step(mut read: impl FnMut() -> u64) -> (f64, Vec<(u64, usize)>) {
     let fits = |s: f64| {
         let near: usize = spanned
             .iter()
-            // One unit, plus the grid's half step (2.5e-4 s) over the d/s multiples.
-            .filter(|(d, _)| (d - (d / s).round() * s).abs() <= 1.0 + 2.5e-4 * d)
+            // One unit, plus the grid's half step (2.5e-4 s) over the d/s multiples, capped
+            // so that no window reaches two units (a counter of one unit would then fit a
+            // step of four).
+            .filter(|(d, _)| (d - (d / s).round() * s).abs() <= 1.0 + (2.5e-4 * d).min(0.45))
             .map(|(_, c)| c)
             .sum();
         near as f64 >= 0.95 * total
@@ -814,6 +817,26 @@ fn probe_step(mut read: impl FnMut() -> u64) -> (f64, Vec<(u64, usize)>) {
     common.sort_by_key(|c| std::cmp::Reverse(c.1));
     common.truncate(8);
     (step, common)
+}
+
+/// The probe itself, on counters whose step is known: one that moves by any number of
+/// counts, and one that moves 24 and 25 in turn.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_probe_tells_a_step_from_none() {
+    let mut rng = ticklab::synthetic::SplitMix64::new(5);
+    let mut t = 0u64;
+    let (step, _) = probe_step(|| {
+        t += 1 + rng.below(3000);
+        t
+    });
+    assert_eq!(step, 1.0, "a counter of one count");
+    let mut t = 0u64;
+    let (step, _) = probe_step(|| {
+        t += 1 + rng.below(3000);
+        ((t as f64 / 24.5).floor() * 24.5).floor() as u64
+    });
+    assert!((step - 24.5).abs() < 0.05, "24.5, not {step}");
 }
 
 #[cfg(target_os = "linux")]
