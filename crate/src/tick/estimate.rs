@@ -893,8 +893,7 @@ fn climb(b: f64, k: f64, ladder: &[f64], space: &Space) -> Option<Survivor> {
     // Then downwards (a base among the values, not below them): short values test a
     // candidate cheaply, and a wrong one misses them; a few outliers there are misses
     // the rule below allows.
-    let down = below;
-    for &x in ladder.iter().chain(down.iter().rev()) {
+    for &x in ladder.iter().chain(below.iter().rev()) {
         let t = space.loose(tau);
         let delta = t / skk.sqrt();
         let m = rnd(x / tau);
@@ -923,7 +922,10 @@ fn climb(b: f64, k: f64, ladder: &[f64], space: &Space) -> Option<Survivor> {
     }
     // A candidate must have been tried on most of a short ladder (data of few distinct
     // values), or on eight values of a long one, and on one value at least besides its base.
-    if tried < 8.min((ladder.len() + down.len()) as u32 * 2 / 3 + 1).max(2) {
+    if tried
+        < 8.min((ladder.len() + below.len()) as u32 * 2 / 3 + 1)
+            .max(2)
+    {
         return None;
     }
     // Hits on a long ladder must already stand out from chance (a rough, generous chance);
@@ -1010,9 +1012,8 @@ const SCALE_JUMP: f64 = 8.0;
 
 /// The bases candidates are divided from: the smallest values and the smallest steps of
 /// diff(sort()), each cluster of nearly equal ones taken once.
-/// The smallest value, the most frequent one, the feet of jumps and the median come first: they are
-/// divided all the way
-/// down to two quanta, the others as far as the budget allows.
+/// The smallest value, the most frequent one, the feet of jumps and the median come first:
+/// they are divided all the way down to two quanta, the others as far as the budget allows.
 fn bases(u: &[f64], gaps: &[f64], space: &Space) -> (Vec<f64>, usize) {
     let merge = space.q_tol;
     let small = cluster_means(u, merge, BASES);
@@ -1339,26 +1340,14 @@ fn zoom(u: &[f64], mut lo: f64, mut hi: f64, space: &Space) -> (f64, f64) {
     let u = stats::decimate(u, 1024);
     // The chance is a mean over the values: a quarter of them give it to a few percent.
     let few = stats::decimate(&u, 256);
-    let top = u.iter().copied().fold(0.0f64, f64::max);
     let count = |tau: f64| {
         let inv = 1.0 / tau;
-        if top * inv < 2.0e15 {
-            // Branch-free (rounding by the magic constant, which holds below 2^51), so
-            // the loop over a thousand values runs in vector registers.
-            u.iter()
-                .map(|&x| {
-                    let k = (x * inv + ROUND_MAGIC) - ROUND_MAGIC;
-                    usize::from((k >= 1.0) & ((x - k * tau).abs() < t))
-                })
-                .sum::<usize>()
-        } else {
-            u.iter()
-                .filter(|&&x| {
-                    let k = rnd(x * inv);
-                    k >= 1.0 && (x - k * tau).abs() < t
-                })
-                .count()
-        }
+        u.iter()
+            .filter(|&&x| {
+                let k = rnd(x * inv);
+                k >= 1.0 && (x - k * tau).abs() < t
+            })
+            .count()
     };
     for _ in 0..4 {
         let step = (hi - lo) / 64.0;
