@@ -53,6 +53,88 @@ fn list_shows_every_clock_and_unavailable_ones_with_a_reason() {
         .any(|c| !c.available && c.unavailable_reason.is_some()));
 }
 
+/// The TSC's measured frequency in a report, when it has one.
+#[cfg(target_arch = "x86_64")]
+fn tsc_hz(r: &Report) -> Option<f64> {
+    r.environment
+        .counters
+        .iter()
+        .find(|f| f.clock == "TSC")
+        .and_then(|f| f.measured_hz)
+}
+
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn only_the_clocks_used_are_calibrated() {
+    // Listing calibrates nothing, and neither does measuring another clock; a TSC clock
+    // measures the frequency it is converted with, and says against what.
+    let r = Report::from_json(&stdout_of(&["list", "--json"])).unwrap();
+    assert_eq!(tsc_hz(&r), None, "{:?}", r.environment.counters);
+    let t = stdout_of(&["list"]);
+    assert!(t.contains("measured when run"), "{t}");
+    let r = Report::from_json(&stdout_of(&[
+        "tick",
+        "--clock",
+        "CLOCK_MONOTONIC",
+        "--time",
+        "0.05",
+        "--json",
+    ]))
+    .unwrap();
+    assert!(r.clocks[0].tick.is_some());
+    assert_eq!(tsc_hz(&r), None);
+    let r = Report::from_json(&stdout_of(&[
+        "tick", "--clock", "rdtsc", "--time", "0.05", "--json",
+    ]))
+    .unwrap();
+    let hz = tsc_hz(&r).expect("the TSC was calibrated to measure rdtsc");
+    let period = r.clocks[0].info.period.ns_per_count().unwrap();
+    assert!(
+        (period * hz * 1e-9 - 1.0).abs() < 1e-9,
+        "{period} ns at {hz} Hz"
+    );
+}
+
+#[test]
+fn no_help_or_output_names_the_sources_by_file() {
+    // Users read methods by what they are and sources by author and title; "seed" means
+    // nothing outside the repository.
+    let dir = tempfile::tempdir().unwrap();
+    let lines = file_with(
+        dir.path(),
+        "t.txt",
+        b"0.25\n0.5\n0.75\n0.25\n1.0\n0.5\n0.25\n",
+    );
+    let mut texts = vec![stdout_of(&["--help"])];
+    for sub in [
+        "list",
+        "run",
+        "tick",
+        "overhead",
+        "fit",
+        "analyze",
+        "cpu-vs-wall",
+        "serve",
+    ] {
+        texts.push(stdout_of(&[sub, "--help"]));
+    }
+    texts.push(stdout_of(&["list"]));
+    texts.push(stdout_of(&[
+        "run",
+        "--clock",
+        "CLOCK_MONOTONIC_COARSE",
+        "gettimeofday",
+        "--time",
+        "0.05",
+        "--no-fit",
+    ]));
+    texts.push(stdout_of(&["analyze", &lines]));
+    texts.push(stdout_of(&["analyze", &lines, "--csv"]));
+    for t in &texts {
+        assert!(!t.to_lowercase().contains("seed"), "{t}");
+    }
+}
+
 #[test]
 fn run_prints_a_summary_and_json_round_trips() {
     let t = stdout_of(&[
@@ -77,6 +159,15 @@ fn run_prints_a_summary_and_json_round_trips() {
         c.errors
     );
     assert_eq!(Report::from_json(&r.to_json().unwrap()).unwrap(), r);
+    // A saved report shows in the words of the command that measured it.
+    let dir = tempfile::tempdir().unwrap();
+    let saved = file_with(dir.path(), "r.json", json.as_bytes());
+    let shown = stdout_of(&["show", &saved]);
+    let row = ticklab::present::SummaryRow::new(c, &r.environment.counters);
+    assert!(
+        shown.contains(row.cell("tick")) && shown.contains(row.cell("read cost")),
+        "{shown}"
+    );
     let csv = stdout_of(&[
         "run",
         "--clock",
@@ -119,7 +210,7 @@ fn monotonic_ticks_in_nanoseconds_and_coarse_matches_its_claim() {
 }
 
 #[test]
-fn tick_table_shows_seed_001_answers() {
+fn tick_table_shows_the_smallest_difference_and_the_sorted_step() {
     let t = stdout_of(&["tick", "--clock", "gettimeofday", "--time", "0.1"]);
     assert!(t.contains("diff(sort)") && t.contains("smallest"), "{t}");
 }
@@ -210,7 +301,7 @@ fn plots_are_written() {
 }
 
 #[test]
-fn analyze_seed_001_examples() {
+fn analyze_the_worked_examples_of_finding_timer_resolution() {
     let dir = tempfile::tempdir().unwrap();
     let f = file_with(
         dir.path(),
@@ -473,6 +564,13 @@ fn bad_inputs_get_exit_2_and_a_message() {
             vec!["serve", "--root", &site, "--report", &missing],
             "--report",
         ),
+        (vec!["show"], "FILE"),
+        (vec!["show", &missing], "missing.txt"),
+        (vec!["show", &dir_path], "Is a directory"),
+        (vec!["show", &not_json], "not JSON"),
+        (vec!["show", &future], "schema version 999"),
+        (vec!["show", &oversized], "a report is at most"),
+        (vec!["show", &unknown_json], "no schema_version"),
         (vec!["serve", "--port", "70000"], "invalid value"),
         (vec!["serve", "--bind", "999.1.1.1"], "invalid value"),
         (vec!["serve", "--bind", "localhost"], "invalid value"),
@@ -538,7 +636,7 @@ fn timed(start_ns: f64, dur_ns: f64, period: f64) -> f64 {
 fn analyze_reads_what_benchmark_tools_write() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let mut rng = ticklab::synthetic::SplitMix64::new(7);
+    let mut rng = ticklab::rng::SplitMix64::new(7);
     // Criterion on a 24 MHz counter: 100 samples of 1 ms to 100 ms, a tree as under
     // target/criterion, with the run before last in base/ (to be passed over).
     let tree = d.join("criterion").join("parse").join("small");
@@ -594,7 +692,7 @@ fn analyze_reads_what_benchmark_tools_write() {
     assert!(v["tick"].is_null(), "{v}");
 
     // hyperfine: runs in seconds, from whole ns of a 10 ns step, two commands.
-    let runs = |ms: f64, rng: &mut ticklab::synthetic::SplitMix64| -> Vec<f64> {
+    let runs = |ms: f64, rng: &mut ticklab::rng::SplitMix64| -> Vec<f64> {
         (0..40)
             .map(|_| {
                 timed(
@@ -624,7 +722,7 @@ fn analyze_reads_what_benchmark_tools_write() {
     // taken off every run and runs that come out negative are 0, so the times share an
     // offset; most runs of `true` are zeros, those of `sleep 0.001` last 2 to 10 ms.
     let offset = 2_812_342.76;
-    let shell = |ms: f64, spread: f64, rng: &mut ticklab::synthetic::SplitMix64| -> Vec<f64> {
+    let shell = |ms: f64, spread: f64, rng: &mut ticklab::rng::SplitMix64| -> Vec<f64> {
         (0..300)
             .map(|_| {
                 let run = timed(
@@ -717,7 +815,7 @@ fn analyze_reads_what_benchmark_tools_write() {
 #[test]
 fn analyze_says_what_whole_milliseconds_and_averages_can_tell() {
     let dir = tempfile::tempdir().unwrap();
-    let mut rng = ticklab::synthetic::SplitMix64::new(3);
+    let mut rng = ticklab::rng::SplitMix64::new(3);
     let ms: String = (0..300)
         .map(|_| format!("{}\n", (1.0 + 206.0 * rng.unit().powi(3)).round()))
         .chain(std::iter::once("0\n".to_string()))
@@ -824,7 +922,7 @@ fn probe_step(mut read: impl FnMut() -> u64) -> (f64, Vec<(u64, usize)>) {
 #[cfg(target_os = "linux")]
 #[test]
 fn the_probe_tells_a_step_from_none() {
-    let mut rng = ticklab::synthetic::SplitMix64::new(5);
+    let mut rng = ticklab::rng::SplitMix64::new(5);
     let mut t = 0u64;
     let (step, _) = probe_step(|| {
         t += 1 + rng.below(3000);

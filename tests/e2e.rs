@@ -352,6 +352,13 @@ struct Run {
     ticks: Vec<(String, Option<f64>)>,
     native_rows: u64,
     errors: Vec<String>,
+    /// Each clock's name and the notes the page shows for it.
+    notes: Vec<(String, Vec<String>)>,
+    /// What had crossed the wasm boundary when the run was done, and after an export.
+    crossed: serde_json::Value,
+    crossed_after_export: serde_json::Value,
+    /// The page's report, exported.
+    json: String,
 }
 
 async fn full_run(browser: Browser, driver: &Path, url: &str, shot: &Path) -> Result<Run, String> {
@@ -373,11 +380,44 @@ async fn full_run(browser: Browser, driver: &Path, url: &str, shot: &Path) -> Re
                     .map(r => [r.dataset.clock, r.dataset.tickNs ? Number(r.dataset.tickNs) : null]),
                   native: document.querySelectorAll('#compare-table tr[data-where=native]').length,
                   errors: self.ticklabErrors || ['no error log'],
+                  notes: [...document.querySelectorAll('#summary tbody tr')]
+                    .map(r => [r.querySelector('th').textContent,
+                               [...r.querySelectorAll('li')].map(li => li.textContent)]),
+                  crossed: self.ticklabCrossings(),
+                  seed: document.documentElement.textContent.toLowerCase().includes('seed'),
                 }",
                 vec![],
             )
             .await
             .map_err(|e| e.to_string())?;
+        // The page names its sources by author and title, never by the repository's files.
+        if v["seed"] != serde_json::Value::Bool(false) {
+            return Err(format!("the page says 'seed' (or could not be read): {}", v["seed"]));
+        }
+        let json = c
+            .execute("return self.ticklabExportJson()", vec![])
+            .await
+            .map_err(|e| e.to_string())?
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let crossed_after_export = c
+            .execute("return self.ticklabCrossings()", vec![])
+            .await
+            .map_err(|e| e.to_string())?;
+        let notes = v["notes"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|r| {
+                        let list = r[1].as_array().map_or(Vec::new(), |l| {
+                            l.iter().map(|n| n.as_str().unwrap_or("").to_string()).collect()
+                        });
+                        (r[0].as_str().unwrap_or("").to_string(), list)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
         let ticks = v["ticks"]
             .as_array()
             .map(|a| {
@@ -394,11 +434,64 @@ async fn full_run(browser: Browser, driver: &Path, url: &str, shot: &Path) -> Re
                 .as_array()
                 .map(|a| a.iter().map(|e| e.to_string()).collect())
                 .unwrap_or_default(),
+            notes,
+            crossed: v["crossed"].clone(),
+            crossed_after_export,
+            json,
         })
     }
     .await;
     let _ = c.clone().close().await;
     run
+}
+
+/// Each clock's notes as `ticklab show` prints them for a saved report.
+fn notes_of_show(dir: &Path, json: &str) -> Vec<(String, Vec<String>)> {
+    let file = dir.join("page-report.json");
+    std::fs::write(&file, json).unwrap();
+    let out = std::process::Command::new(BIN)
+        .arg("show")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    // After the tables, each clock with notes: "name:" then "  - note" lines.
+    let mut notes: Vec<(String, Vec<String>)> = Vec::new();
+    let mut blank = false;
+    for line in text.lines() {
+        if let Some(n) = line.strip_prefix("  - ") {
+            if let Some(last) = notes.last_mut() {
+                last.1.push(n.to_string());
+            }
+        } else if blank && line.ends_with(':') {
+            notes.push((line.trim_end_matches(':').to_string(), Vec::new()));
+        }
+        blank = line.is_empty();
+    }
+    notes
+}
+
+/// The page's notes of every clock equal the command's for the same results, and at least
+/// one clock has some (so the comparison says something).
+fn same_notes(what: &str, page: &[(String, Vec<String>)], command: &[(String, Vec<String>)]) {
+    let mut compared = 0;
+    for (clock, notes) in page {
+        let shown = command
+            .iter()
+            .find(|(c, _)| c == clock)
+            .map_or(&[][..], |(_, n)| n.as_slice());
+        assert_eq!(notes.as_slice(), shown, "{what}: notes of {clock}");
+        compared += notes.len();
+    }
+    assert!(
+        compared > 0,
+        "{what}: no clock had a note to compare: {page:?}"
+    );
 }
 
 /// The built page (`TICKLAB_SITE`, or target/site), which must be there.
@@ -481,6 +574,30 @@ fn browsers_measure_the_documented_ticks() {
                 "{browser:?} {mode}: page errors {:?}",
                 r.errors
             );
+            // The run kept its results in wasm memory: each worker clock's report crossed
+            // in once, and no whole report crossed until the export.
+            assert_eq!(
+                r.crossed["reports_out"], 0,
+                "{browser:?} {mode}: {}",
+                r.crossed
+            );
+            assert_eq!(
+                r.crossed["clocks_out"], 0,
+                "{browser:?} {mode}: {}",
+                r.crossed
+            );
+            assert!(
+                r.crossed["clocks_in"].as_u64() >= Some(3),
+                "{browser:?} {mode}: {}",
+                r.crossed
+            );
+            assert_eq!(
+                r.crossed_after_export["reports_out"], 1,
+                "{browser:?} {mode}: {}",
+                r.crossed_after_export
+            );
+            let shown = notes_of_show(dir.path(), &r.json);
+            same_notes(&format!("{browser:?} {mode}"), &r.notes, &shown);
         }
     }
     // Printed for the record; the harness shows it with --nocapture.
@@ -678,7 +795,7 @@ async fn hostile_page(
         (
             "schema-999.json",
             "schema version 999",
-            "schema version 999; this ticklab reads versions 1 to 2",
+            "schema version 999; this ticklab reads versions 1 to 3",
         ),
         ("wrong-shape.json", "`clocks` a string", "malformed report"),
         (

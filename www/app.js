@@ -1,9 +1,7 @@
 // The page: context, the run (worker, main thread, sampled clocks), results, plots, compare,
-// import and export. The science is in the wasm module; this file only moves data and DOM.
-import init, {
-  catalogue, check_settings, run_clock, analyze_readings, make_report, report_json,
-  import_report, csv_tables, draw,
-} from "./pkg/ticklab_www.js";
+// import and export. The science, the results and every word and number shown of them are
+// in the wasm module's Lab; this file only reads the page's clocks, moves data and builds DOM.
+import init, { Lab } from "./pkg/ticklab_www.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -29,10 +27,10 @@ const NATIVE_REPORT = "native/report.json";
 
 const state = {
   ctx: null,
-  entries: [],
-  results: new Map(), // id -> ClockReport
-  report: null,
-  native: null,
+  lab: null, // the wasm Lab: results, report and words stay in it
+  entries: [], // the clock choice's rows
+  measured: 0,
+  hasReport: false,
   worker: null,
   counter: null, // { worker, sab }
   audio: null,
@@ -40,64 +38,6 @@ const state = {
   cancelled: false,
   hidden: false,
 };
-
-// ---------- formatting ----------
-
-function fmtNs(ns) {
-  if (ns === null || ns === undefined || !isFinite(ns)) return "–";
-  const a = Math.abs(ns);
-  if (a >= 1e9) return `${(ns / 1e9).toPrecision(4)} s`;
-  if (a >= 1e6) return `${(ns / 1e6).toPrecision(4)} ms`;
-  if (a >= 1e3) return `${(ns / 1e3).toPrecision(4)} µs`;
-  return `${ns.toPrecision(4)} ns`;
-}
-
-const VERDICTS = {
-  matches: "matches the claim",
-  coarser_than_claimed: "coarser than claimed",
-  finer_than_claimed: "finer than claimed",
-  no_claim: "nothing claimed",
-  unknown: "unknown",
-};
-
-function tickNs(c) {
-  return c.tick ? c.tick.tick_ns ?? null : null;
-}
-
-function tickText(c) {
-  if (!c.tick) return "–";
-  if (c.tick.estimate.method === "no_tick") return "none";
-  // An unreliable estimate is an upper bound: more data can only lower it.
-  const bound = c.tick.estimate.reliable ? "" : "≤ ";
-  if (c.tick.tick_ns !== null && c.tick.tick_ns !== undefined) return bound + fmtNs(c.tick.tick_ns);
-  return `${bound}${c.tick.estimate.tick.toPrecision(4)} counts`;
-}
-
-function slopeText(c) {
-  const f = c.fits && c.fits[0];
-  if (!f || f.unusable) return "–";
-  if (f.slope_ns !== null && f.slope_ns !== undefined) return `${fmtNs(f.slope_ns)} per ${f.unit}`;
-  return `${f.least_values.line.slope.toPrecision(4)} counts per ${f.unit}`;
-}
-
-function readText(c) {
-  const o = c.overhead;
-  if (!o || o.unusable) return "–";
-  return o.per_read_ns !== null && o.per_read_ns !== undefined
-    ? fmtNs(o.per_read_ns)
-    : `${o.per_read_counts.toPrecision(4)} counts`;
-}
-
-function notesOf(c) {
-  const n = [];
-  if (!c.available) n.push(`not available: ${c.unavailable_reason}`);
-  for (const e of c.errors || []) n.push(`${e.experiment}: ${e.message}`);
-  if (c.tick) n.push(...c.tick.estimate.caveats, ...c.tick.caveats);
-  // Figures that cannot be right are shown as a dash; the note says why.
-  if (c.overhead && c.overhead.unusable) n.push(c.overhead.unusable);
-  for (const f of c.fits || []) if (f.unusable) n.push(f.unusable);
-  return n;
-}
 
 function el(tag, text, attrs = {}) {
   const e = document.createElement(tag);
@@ -210,19 +150,17 @@ function renderChoice() {
   body.replaceChildren();
   for (const e of state.entries) {
     const tr = el("tr");
-    const run = el("input", null, { type: "checkbox", "data-run": e.id, "aria-label": `run ${e.info.name}` });
+    const run = el("input", null, { type: "checkbox", "data-run": e.id, "aria-label": `run ${e.name}` });
     run.checked = e.available;
     run.disabled = !e.available;
-    const fit = el("input", null, { type: "checkbox", "data-fit": e.id, "aria-label": `fit on ${e.info.name}` });
-    fit.checked = e.available && e.fit;
-    fit.disabled = !e.available || !e.can_fit;
+    const fit = el("input", null, { type: "checkbox", "data-fit": e.id, "aria-label": `fit on ${e.name}` });
+    fit.checked = e.fit;
+    fit.disabled = !e.can_fit;
     const td = (x) => { const c = el("td"); c.append(x); return c; };
     tr.append(td(run), td(fit));
-    const name = el("td", e.info.name, { title: e.info.description });
+    const name = el("td", e.name, { title: e.description });
     if (!e.available) name.append(el("small", ` (${e.reason})`));
-    tr.append(name);
-    tr.append(el("td", { worker: "worker", main: "main thread", sampled: "sampled per frame/task" }[e.place]));
-    tr.append(el("td", e.info.claimed ? `${fmtNs(e.info.claimed.ns)} (${e.info.claimed.source})` : "–"));
+    tr.append(name, el("td", e.place), el("td", e.claimed));
     body.append(tr);
   }
 }
@@ -320,9 +258,9 @@ async function runAll(ev) {
   if (ev) ev.preventDefault();
   if (state.running) return;
   showError("");
-  const settings = settingsObject();
+  let settings;
   try {
-    check_settings(state.ctx, "performance.now", settings);
+    settings = state.lab.set_settings(settingsObject());
   } catch (e) {
     showError(e.message);
     return;
@@ -338,7 +276,9 @@ async function runAll(ev) {
   document.body.dataset.state = "running";
   $("run").disabled = true;
   $("cancel").disabled = false;
-  state.results.clear();
+  state.lab.start();
+  state.measured = 0;
+  state.hasReport = false;
   renderSummary();
   // Resumed on the click, so autoplay rules let it run.
   // Cancel must not wait for anything the run awaits: it resolves this at once.
@@ -353,30 +293,26 @@ async function runAll(ev) {
     const progress = (f) => {
       $("progress").value = (done + Math.min(1, Math.max(0, f))) / jobs.length;
     };
-    status(`Measuring ${entry.info.name}…`);
+    status(`Measuring ${entry.name}…`);
     const started = performance.now();
     try {
-      let report;
-      if (entry.place === "worker") {
-        report = await runInWorker(entry.id, settings, fit, progress);
-      } else if (entry.place === "main") {
+      if (entry.runs_in === "worker") {
+        const report = await runInWorker(entry.id, settings, fit, progress);
+        state.lab.add_result(entry.id, report);
+      } else if (entry.runs_in === "main") {
         // Let the status paint before the page is busy; a hidden tab paints no frame.
         await Promise.race([nextFrame(), new Promise((r) => setTimeout(r, 50)), woken]);
         if (state.cancelled) break;
-        report = run_clock(state.ctx, entry.id, settings, fit, (p) => { progress(p.fraction); return state.cancelled; }, undefined);
+        state.lab.run_here(entry.id, fit, (p) => { progress(p.fraction); return state.cancelled; });
       } else {
-        const s = Number(settings.sample_s || "0.5");
-        const { readings, elapsed } = await sample(entry.id, s, progress);
-        report = analyze_readings(state.ctx, entry.id, new Float64Array(readings), elapsed, settings);
+        const { readings, elapsed } = await sample(entry.id, state.lab.sample_s(), progress);
+        state.lab.add_readings(entry.id, new Float64Array(readings), elapsed);
       }
-      state.results.set(entry.id, report);
     } catch (e) {
       if (state.cancelled || String(e.message).includes("cancelled")) break;
-      state.results.set(entry.id, {
-        info: entry.info, available: true, unavailable_reason: null, tick: null,
-        overhead: null, fits: [], errors: [{ experiment: "run", message: String(e.message || e) }],
-      });
+      state.lab.add_failure(entry.id, String(e.message || e));
     }
+    state.measured += 1;
     (self.ticklabTimes.clocks ||= {})[entry.id] = performance.now() - started;
     done += 1;
     $("progress").value = done / jobs.length;
@@ -395,19 +331,16 @@ function finish(t0) {
   self.ticklabTimes.runMs = performance.now() - t0;
   const secs = ((performance.now() - t0) / 1000).toFixed(1);
   try {
-    state.report = make_report(
-      state.ctx,
-      { cpus: navigator.hardwareConcurrency || null, hidden_during_run: state.hidden, notes: [] },
-      [...state.results.values()],
-    );
+    state.lab.finish({ cpus: navigator.hardwareConcurrency || null, hidden_during_run: state.hidden });
+    state.hasReport = true;
   } catch (e) {
     showError(`The report could not be assembled: ${e.message}`);
   }
-  $("export-json").disabled = !state.report;
-  $("export-csv").disabled = !state.report;
+  $("export-json").disabled = !state.hasReport;
+  $("export-csv").disabled = !state.hasReport;
   status(state.cancelled
-    ? `Cancelled after ${secs} s; ${state.results.size} clocks measured.`
-    : `Done in ${secs} s: ${state.results.size} clocks.`);
+    ? `Cancelled after ${secs} s; ${state.measured} clocks measured.`
+    : `Done in ${secs} s: ${state.measured} clocks.`);
   document.body.dataset.state = state.cancelled ? "cancelled" : "done";
   renderContext();
   renderDetailChoice();
@@ -427,27 +360,19 @@ function cancel() {
 function renderSummary() {
   const body = $("summary").querySelector("tbody");
   body.replaceChildren();
-  for (const [id, c] of state.results) {
+  for (const { id, row } of state.lab.rows()) {
     const tr = el("tr", null, { "data-clock": id });
-    const t = tickNs(c);
-    if (t !== null) tr.dataset.tickNs = String(t);
-    tr.append(
-      el("th", c.info.name, { scope: "row" }),
-      el("td", c.info.claimed ? fmtNs(c.info.claimed.ns) : "–"),
-      el("td", tickText(c), { class: "tick" }),
-      el("td", c.tick ? VERDICTS[c.tick.verdict] || c.tick.verdict : "–"),
-      el("td", c.tick ? `${(c.tick.estimate.share_explained * 100).toFixed(1)}%` : "–"),
-      el("td", readText(c)),
-      el("td", c.overhead && c.overhead.min_block_ns ? fmtNs(c.overhead.min_block_ns) : "–"),
-      el("td", slopeText(c)),
-    );
+    if (row.tick_ns !== null && row.tick_ns !== undefined) tr.dataset.tickNs = String(row.tick_ns);
+    // The cells in the order of the table's header: the clock, then its figures in words.
+    const [clock, ...cells] = row.cells;
+    tr.append(el("th", clock, { scope: "row" }));
+    cells.forEach((text, i) => tr.append(el("td", text, i === 1 ? { class: "tick" } : {})));
     const notes = el("td");
-    const list = notesOf(c);
-    if (list.length) {
+    if (row.notes.length) {
       const d = el("details");
-      d.append(el("summary", `${list.length} note${list.length > 1 ? "s" : ""}`));
+      d.append(el("summary", `${row.notes.length} note${row.notes.length > 1 ? "s" : ""}`));
       const ul = el("ul");
-      for (const n of list) ul.append(el("li", n));
+      for (const n of row.notes) ul.append(el("li", n));
       d.append(ul);
       notes.append(d);
     }
@@ -460,17 +385,15 @@ function renderDetailChoice() {
   const sel = $("detail-clock");
   const keep = sel.value;
   sel.replaceChildren();
-  for (const [id, c] of state.results) {
-    if (c.tick || c.overhead || (c.fits && c.fits.length)) sel.append(el("option", c.info.name, { value: id }));
-  }
+  for (const [id, name] of state.lab.detail_choices()) sel.append(el("option", name, { value: id }));
   if ([...sel.options].some((o) => o.value === keep)) sel.value = keep;
   renderDetail();
 }
 
-function plot(canvasId, clock, view) {
+function plot(canvasId, id, view) {
   const canvas = $(canvasId);
   try {
-    draw(canvas, clock, view, 0);
+    state.lab.draw(canvas, id, view, 0);
     canvas.hidden = false;
   } catch {
     canvas.hidden = true;
@@ -478,38 +401,24 @@ function plot(canvasId, clock, view) {
 }
 
 function renderDetail() {
-  const c = state.results.get($("detail-clock").value);
-  $("tick-detail").hidden = !(c && c.tick);
-  $("overhead-detail").hidden = !(c && c.overhead);
-  $("fit-detail").hidden = !(c && c.fits && c.fits.length);
-  if (!c) return;
-  if (c.tick) {
-    const t = c.tick;
-    const e = t.estimate;
-    $("tick-text").textContent =
-      `Tick ${tickText(c)} (method: ${e.method.replace("_", " ")}; explains ` +
-      `${(e.share_explained * 100).toFixed(1)}% of ${e.intervals} intervals; exact GCD ` +
-      `${t.exact_gcd} counts; smallest interval ${e.smallest_nonzero} counts). Claimed: ` +
-      `${c.info.claimed ? `${fmtNs(c.info.claimed.ns)} by ${c.info.claimed.source}` : "nothing"}; ` +
-      `${VERDICTS[t.verdict] || t.verdict}. ${t.edges} edges, ${t.timings} timings in ${t.elapsed_s.toFixed(2)} s.`;
-    for (const v of ["raw", "sorted", "diff_sorted", "histogram"]) plot(`plot-${v}`, c, v);
+  const id = $("detail-clock").value;
+  const d = id ? state.lab.detail(id) : null;
+  $("tick-detail").hidden = !(d && d.tick);
+  $("overhead-detail").hidden = !(d && d.overhead);
+  $("fit-detail").hidden = !(d && d.fit);
+  if (!d) return;
+  if (d.tick) {
+    $("tick-text").textContent = d.tick;
+    for (const v of ["raw", "sorted", "diff_sorted", "histogram"]) plot(`plot-${v}`, id, v);
   }
-  if (c.overhead) {
-    const o = c.overhead;
-    $("overhead-text").textContent = o.unusable ? `Read cost: – (${o.unusable}).` :
-      `One read costs ${readText(c)} (minimum over ${o.blocks} blocks of ${o.block_reads} reads; ` +
-      `median ${o.distribution.median.toPrecision(4)} counts). Time nothing shorter than ` +
-      `${o.min_block_ns ? fmtNs(o.min_block_ns) : `${o.min_block_counts.toPrecision(4)} counts`}.`;
-    plot("plot-overhead", c, "overhead");
+  if (d.overhead) {
+    $("overhead-text").textContent = d.overhead;
+    plot("plot-overhead", id, "overhead");
   }
-  if (c.fits && c.fits.length) {
-    const f = c.fits[0];
-    $("fit-text").textContent = f.unusable ? `${f.workload}: slope – (${f.unusable}).` :
-      `${f.workload}: ${slopeText(c)} by the least-values fit; least squares says ` +
-      `${f.ols_slope_ns ? fmtNs(f.ols_slope_ns) : f.ols.line.slope.toPrecision(4)} per ${f.unit}. ` +
-      `${f.points.length} sizes, tick ${f.tick_counts} counts.`;
-    plot("plot-fit", c, "fit");
-    plot("plot-excess", c, "excess");
+  if (d.fit) {
+    $("fit-text").textContent = d.fit;
+    plot("plot-fit", id, "fit");
+    plot("plot-excess", id, "excess");
   }
 }
 
@@ -526,7 +435,7 @@ function download(name, text, type) {
 
 function exportJson() {
   try {
-    download("ticklab-browser.json", report_json(state.report), "application/json");
+    download("ticklab-browser.json", state.lab.export_json(), "application/json");
   } catch (e) {
     showError(`Export failed: ${e.message}`);
   }
@@ -534,7 +443,7 @@ function exportJson() {
 
 function exportCsv() {
   try {
-    const tables = csv_tables(state.report);
+    const tables = state.lab.export_csv();
     const ul = $("csv-links");
     ul.replaceChildren();
     for (const t of tables) {
@@ -552,12 +461,10 @@ function exportCsv() {
 
 function loadNative(text, from) {
   try {
-    state.native = import_report(text);
-    $("compare-status").textContent = `Native report from ${from}: ${state.native.clocks.length} clocks` +
-      (state.native.environment.cpu ? ` on ${state.native.environment.cpu}` : "") + ".";
+    $("compare-status").textContent = state.lab.import_native(text, from);
     renderCompare();
   } catch (e) {
-    $("compare-status").textContent = `Could not read ${from}: ${e.message}`;
+    $("compare-status").textContent = e.message;
   }
 }
 
@@ -590,20 +497,10 @@ async function fetchNative() {
 function renderCompare() {
   const body = $("compare-table").querySelector("tbody");
   body.replaceChildren();
-  const rows = [];
-  for (const c of state.results.values()) rows.push(["browser", c]);
-  if (state.native) for (const c of state.native.clocks) rows.push(["native", c]);
-  rows.sort((a, b) => (tickNs(a[1]) ?? Infinity) - (tickNs(b[1]) ?? Infinity));
-  for (const [where, c] of rows) {
-    const tr = el("tr", null, { "data-where": where });
-    tr.append(
-      el("td", where),
-      el("th", c.info.name, { scope: "row" }),
-      el("td", c.available ? tickText(c) : "not available"),
-      el("td", c.info.claimed ? fmtNs(c.info.claimed.ns) : "–"),
-      el("td", readText(c)),
-      el("td", slopeText(c)),
-    );
+  for (const { place, cells } of state.lab.compare()) {
+    const tr = el("tr", null, { "data-where": place });
+    const [clock, ...rest] = cells;
+    tr.append(el("td", place), el("th", clock, { scope: "row" }), ...rest.map((t) => el("td", t)));
     body.append(tr);
   }
 }
@@ -643,7 +540,11 @@ async function main() {
   // Made now for its sample rate; it may stay suspended until the Run click resumes it.
   state.audio = await makeAudio();
   state.ctx = context();
-  state.entries = catalogue(state.ctx);
+  state.lab = new Lab(state.ctx);
+  // For the end-to-end tests: what crossed the wasm boundary.
+  self.ticklabCrossings = () => state.lab.crossings();
+  self.ticklabExportJson = () => state.lab.export_json();
+  state.entries = state.lab.choices();
   renderContext();
   renderChoice();
   $("settings").addEventListener("submit", runAll);

@@ -4,7 +4,7 @@
 //! work on a shared machine then spoils one run of each case, not every run of one).
 
 use std::time::Instant;
-use ticklab::synthetic::SplitMix64;
+use ticklab::rng::SplitMix64;
 use ticklab::tick::{estimate, estimate_counts, estimate_values, EstimatorOptions, Quantum};
 
 const ROUNDS: usize = 7;

@@ -4,6 +4,7 @@
 //! flagged unreliable, or a typed error: never a confident wrong tick.
 
 use crate::clock::{Clock, ClockInfo, ClockKind, CountPeriod, FloatClock, Ratio};
+use crate::error::ErrorKind;
 use crate::fit::FitOptions;
 use crate::lab::{characterise_with, Plan};
 use crate::overhead::OverheadOptions;
@@ -25,8 +26,8 @@ pub enum Expect {
     Tick(f64),
     /// Any of these ticks in ns (the clock changed its tick), or unreliable.
     OneOf(&'static [f64]),
-    /// An error recorded in the report whose message contains this.
-    Error(&'static str),
+    /// An error of this kind recorded in the report.
+    Error(ErrorKind),
 }
 
 /// One degenerate clock.
@@ -122,14 +123,14 @@ pub fn cases() -> Vec<Case> {
         case(
             "frozen",
             250_000,
-            Expect::Error("did not advance"),
+            Expect::Error(ErrorKind::Frozen),
             None,
             |s| Box::new(Frozen::new(s, 42)),
         ),
         case(
             "tick of 1 s, longer than the budget",
             250_000,
-            Expect::Error("did not advance"),
+            Expect::Error(ErrorKind::Frozen),
             None,
             |s| shaped(s, "1 s tick", |t| t / 1_000_000_000 * 1_000_000_000),
         ),
@@ -204,28 +205,28 @@ pub fn cases() -> Vec<Case> {
         case(
             "float clock: NaN at every read",
             25_000,
-            Expect::Error("NaN"),
+            Expect::Error(ErrorKind::Fault),
             None,
             |s| float_with(s, f64::NAN, 1),
         ),
         case(
             "float clock: +inf at every 1000th read",
             25_000,
-            Expect::Error("inf"),
+            Expect::Error(ErrorKind::Fault),
             None,
             |s| float_with(s, f64::INFINITY, 1000),
         ),
         case(
             "float clock: -inf at every 1000th read",
             25_000,
-            Expect::Error("inf"),
+            Expect::Error(ErrorKind::Fault),
             None,
             |s| float_with(s, f64::NEG_INFINITY, 1000),
         ),
         case(
             "float clock: -1 ms at every 1000th read",
             25_000,
-            Expect::Error("finite non-negative"),
+            Expect::Error(ErrorKind::Fault),
             None,
             |s| float_with(s, -1.0, 1000),
         ),
@@ -239,7 +240,7 @@ pub fn cases() -> Vec<Case> {
         case(
             "reads of 2 s (longer than the budget)",
             2_000_000_000_000,
-            Expect::Error("per read"),
+            Expect::Error(ErrorKind::TooSlow),
             None,
             micros,
         ),
@@ -329,7 +330,6 @@ pub fn run(case: &Case) -> Outcome {
     if spent_s > allowed_s {
         failures.push(format!("took {spent_s:.3} s, allowed {allowed_s:.3} s"));
     }
-    let errors: Vec<&str> = report.errors.iter().map(|e| e.message.as_str()).collect();
     let confident = report
         .tick
         .as_ref()
@@ -340,7 +340,7 @@ pub fn run(case: &Case) -> Outcome {
         Expect::OneOf(ns) => {
             report.tick.is_some() && confident.is_none_or(|t| ns.iter().any(|&n| near(t, n)))
         }
-        Expect::Error(s) => errors.iter().any(|m| m.contains(s)),
+        Expect::Error(k) => report.errors.iter().any(|e| e.kind == k),
     };
     if !tick_ok {
         failures.push(format!("expected {:?}", case.expect));

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::clock::Clock;
-use crate::error::{invalid, Error, Result};
+use crate::error::{invalid, Result};
 use crate::run::Run;
 use crate::workload::Workload;
 
@@ -51,12 +51,7 @@ pub fn calibrate<C: Clock + ?Sized, W: Workload + ?Sized>(
         let d = if info.looks_backwards(d) { 0 } else { d };
         let reached = d as f64 >= threshold_counts;
         if reached || n >= max || run.check(0)?.is_some() {
-            if let Some(f) = clock.take_fault() {
-                return Err(Error::Fault {
-                    clock: info.name.clone(),
-                    fault: f,
-                });
-            }
+            clock.check_fault()?;
             return Ok(Calibration {
                 n,
                 block_counts: d,

@@ -7,7 +7,8 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-use crate::error::{invalid, Result};
+pub use crate::error::ClockFault;
+use crate::error::{invalid, Error, Result};
 
 /// An exact positive rational, used for the length of one count in nanoseconds
 /// (125/3 ns for a 24 MHz counter).
@@ -248,30 +249,6 @@ impl ClockInfo {
     }
 }
 
-/// Why a reading could not be used.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, thiserror::Error)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum ClockFault {
-    /// A float clock returned NaN, an infinity or a negative number.
-    #[error("returned {value}, which is not a finite non-negative time")]
-    NotATime {
-        /// The value returned.
-        value: f64,
-    },
-    /// A clock built on another found that one frozen: no edge within the reads allowed.
-    #[error("its coarse clock did not change in {reads} reads")]
-    Stalled {
-        /// Reads made while waiting.
-        reads: u64,
-    },
-    /// A float clock returned a value too large for 64-bit counts.
-    #[error("returned {value}, too large for 64-bit counts")]
-    Overflow {
-        /// The value returned.
-        value: f64,
-    },
-}
-
 /// A clock: raw integer counts, plus what is known about it.
 ///
 /// `read` is the hot path and cannot fail; a clock that can return garbage (a float clock)
@@ -285,6 +262,17 @@ pub trait Clock {
     /// The first fault since the last call, if any.
     fn take_fault(&mut self) -> Option<ClockFault> {
         None
+    }
+    /// The first fault since the last check, as the error every experiment returns for it:
+    /// a reading that cannot be a time spoils the whole experiment.
+    fn check_fault(&mut self) -> Result<()> {
+        match self.take_fault() {
+            None => Ok(()),
+            Some(fault) => Err(Error::Fault {
+                clock: self.info().name.clone(),
+                fault,
+            }),
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! The one error type of the core.
 
-use crate::clock::ClockFault;
+use serde::{Deserialize, Serialize};
 
 /// Everything an experiment, estimator or report parser can refuse or fail with.
 ///
@@ -74,6 +74,72 @@ pub enum Error {
     /// A report could not be read: malformed, foreign, or of another schema version.
     #[error("report: {0}")]
     Report(String),
+}
+
+/// Why a reading could not be used.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, thiserror::Error)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ClockFault {
+    /// A float clock returned NaN, an infinity or a negative number.
+    #[error("returned {value}, which is not a finite non-negative time")]
+    NotATime {
+        /// The value returned.
+        value: f64,
+    },
+    /// A clock built on another found that one frozen: no edge within the reads allowed.
+    #[error("its coarse clock did not change in {reads} reads")]
+    Stalled {
+        /// Reads made while waiting.
+        reads: u64,
+    },
+    /// A float clock returned a value too large for 64-bit counts.
+    #[error("returned {value}, too large for 64-bit counts")]
+    Overflow {
+        /// The value returned.
+        value: f64,
+    },
+}
+
+/// What kind of error an experiment met, as a report records it; the message says the rest.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// [`Error::Invalid`].
+    Invalid,
+    /// [`Error::NoData`].
+    NoData,
+    /// [`Error::Frozen`].
+    Frozen,
+    /// [`Error::TooSlow`].
+    TooSlow,
+    /// [`Error::Fault`].
+    Fault,
+    /// [`Error::BudgetExhausted`].
+    BudgetExhausted,
+    /// [`Error::Cancelled`].
+    Cancelled,
+    /// [`Error::Report`].
+    Report,
+    /// Anything else: a failure outside the core (a page's clock that could not start), or
+    /// an error read from a report older than version 3.
+    #[default]
+    Other,
+}
+
+impl Error {
+    /// Its kind.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Invalid { .. } => ErrorKind::Invalid,
+            Error::NoData(_) => ErrorKind::NoData,
+            Error::Frozen { .. } => ErrorKind::Frozen,
+            Error::TooSlow { .. } => ErrorKind::TooSlow,
+            Error::Fault { .. } => ErrorKind::Fault,
+            Error::BudgetExhausted { .. } => ErrorKind::BudgetExhausted,
+            Error::Cancelled => ErrorKind::Cancelled,
+            Error::Report(_) => ErrorKind::Report,
+        }
+    }
 }
 
 /// Shorthand for results of this crate.

@@ -1,7 +1,7 @@
 //! CSV of every table and every plot's data, the same from the command and the page.
 
+use crate::present;
 use crate::report::{ClockReport, Report};
-use crate::tick::Verdict;
 
 /// One CSV table and the file name it is offered under.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -46,18 +46,8 @@ fn csv<I: IntoIterator<Item = Vec<String>>>(header: &[&str], rows: I) -> String 
     String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
 }
 
-/// The verdict as the report spells it.
-pub fn verdict_name(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Matches => "matches",
-        Verdict::CoarserThanClaimed => "coarser_than_claimed",
-        Verdict::FinerThanClaimed => "finer_than_claimed",
-        Verdict::NoClaim => "no_claim",
-        Verdict::Unknown => "unknown",
-    }
-}
-
-/// One row per clock: claim, tick, verdict, read cost, the first fit's slopes, errors.
+/// One row per clock: claim, tick, verdict, read cost, the first fit's slopes, and every
+/// note the command and the page show for it.
 pub fn summary(report: &Report) -> String {
     csv(
         &[
@@ -73,20 +63,10 @@ pub fn summary(report: &Report) -> String {
             "workload",
             "slope_ns_per_unit",
             "ols_slope_ns_per_unit",
-            "errors",
+            "notes",
         ],
         report.clocks.iter().map(|c| {
             let fit = c.fits.first();
-            let errors: Vec<String> = c
-                .unavailable_reason
-                .iter()
-                .cloned()
-                .chain(
-                    c.errors
-                        .iter()
-                        .map(|e| format!("{}: {}", e.experiment, e.message)),
-                )
-                .collect();
             vec![
                 c.info.name.clone(),
                 c.available.to_string(),
@@ -95,14 +75,14 @@ pub fn summary(report: &Report) -> String {
                 opt(c.tick.as_ref().map(|t| t.estimate.tick)),
                 c.tick
                     .as_ref()
-                    .map_or(String::new(), |t| verdict_name(t.verdict).into()),
+                    .map_or(String::new(), |t| present::verdict_key(t.verdict).into()),
                 opt(c.tick.as_ref().map(|t| t.estimate.share_explained)),
                 opt(c.overhead.as_ref().and_then(|o| o.per_read_ns)),
                 opt(c.overhead.as_ref().and_then(|o| o.min_block_ns)),
                 fit.map_or(String::new(), |f| f.workload.clone()),
                 opt(fit.and_then(|f| f.slope_ns)),
                 opt(fit.and_then(|f| f.ols_slope_ns)),
-                errors.join("; "),
+                present::notes(c).join("; "),
             ]
         }),
     )

@@ -131,12 +131,7 @@ impl<C: Clock> Interpolated<C> {
                 break;
             }
         }
-        if let Some(f) = base.take_fault() {
-            return Err(Error::Fault {
-                clock: bi.name.clone(),
-                fault: f,
-            });
-        }
+        base.check_fault()?;
         let span = bi.diff(origin, at);
         if bi.looks_backwards(span) {
             return Err(invalid(

@@ -48,14 +48,11 @@ pub fn characterise_with<C: Clock + ?Sized>(
         if e == Error::Cancelled {
             return Err(e);
         }
-        report.errors.push(ExperimentError {
-            experiment: experiment.into(),
-            message: e.to_string(),
-        });
+        report.errors.push(ExperimentError::new(experiment, &e));
         Ok(())
     };
 
-    let mut run = Run::new("tick", plan.tick.budget, stopwatch, observer);
+    let mut run = Run::new(stopwatch, observer);
     match tick::measure(clock, &mut run, &plan.tick) {
         Ok(t) => report.tick = Some(t),
         Err(e) => record(&mut report, "tick", e)?,
@@ -65,7 +62,6 @@ pub fn characterise_with<C: Clock + ?Sized>(
     };
     let mut per_read = 0.0;
     if let Some(o) = &plan.overhead {
-        let mut run = Run::new("overhead", o.budget, stopwatch, observer);
         match overhead::measure(clock, tick, &mut run, o) {
             Ok(r) => {
                 per_read = r.per_read_counts;
@@ -76,7 +72,6 @@ pub fn characterise_with<C: Clock + ?Sized>(
     }
     for (kind, opts) in &plan.fits {
         let mut w = build(*kind);
-        let mut run = Run::new("fit", opts.budget, stopwatch, observer);
         match fit::measure(clock, w.as_mut(), tick, per_read, &mut run, opts) {
             Ok(r) => report.fits.push(r),
             Err(e) => record(&mut report, "fit", e)?,

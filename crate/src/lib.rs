@@ -16,7 +16,7 @@
 //! let mut stopwatch = timeline.stopwatch();
 //! let mut observer = quiet;
 //! let budget = Budget::new(0.5, 20_000)?;
-//! let mut run = Run::new("tick", budget, &mut stopwatch, &mut observer);
+//! let mut run = Run::new(&mut stopwatch, &mut observer);
 //! let result = tick::measure(&mut clock, &mut run, &TickOptions::new(budget))?;
 //! assert_eq!(result.tick_ns, Some(100_000.0));
 //! # Ok::<(), ticklab::Error>(())
@@ -40,7 +40,9 @@ pub mod fit;
 pub mod interpolate;
 pub mod lab;
 pub mod overhead;
+pub mod present;
 pub mod report;
+pub mod rng;
 pub mod run;
 pub mod stats;
 pub mod synthetic;

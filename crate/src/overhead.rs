@@ -148,6 +148,7 @@ pub fn measure<C: Clock + ?Sized>(
     run: &mut Run<'_>,
     opts: &OverheadOptions,
 ) -> Result<OverheadResult> {
+    run.start("overhead", opts.budget);
     if !(tick_counts.is_finite() && tick_counts > 0.0) {
         return Err(invalid(
             "tick",
@@ -211,12 +212,7 @@ pub fn measure<C: Clock + ?Sized>(
         }
         len *= 2;
     };
-    if let Some(f) = clock.take_fault() {
-        return Err(Error::Fault {
-            clock: info.name.clone(),
-            fault: f,
-        });
-    }
+    clock.check_fault()?;
 
     let mut costs: Vec<f64> = Vec::new();
     let mut still = 0u64;
@@ -243,12 +239,7 @@ pub fn measure<C: Clock + ?Sized>(
             }
         }
     };
-    if let Some(f) = clock.take_fault() {
-        return Err(Error::Fault {
-            clock: info.name.clone(),
-            fault: f,
-        });
-    }
+    clock.check_fault()?;
     let mut caveats = Vec::new();
     if still > 0 {
         caveats.push(format!(

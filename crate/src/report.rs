@@ -7,16 +7,17 @@
 use serde::{Deserialize, Serialize};
 
 use crate::clock::ClockInfo;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::fit::FitResult;
 use crate::overhead::OverheadResult;
 use crate::tick::TickResult;
 
 /// Version of the report schema this crate writes and reads.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// Oldest version it reads: version 1 lacks the fields version 2 added (the data's quantum
-/// and exact tick, straddles, chance, pace, unusable figures), which read as absent.
+/// and exact tick, straddles, chance, pace, unusable figures), which read as absent; before
+/// version 3 an experiment's error had no kind, and reads as [`ErrorKind::Other`].
 pub const OLDEST_SCHEMA_VERSION: u32 = 1;
 
 /// Largest report accepted by [`Report::from_json`]: 32 MiB.
@@ -92,8 +93,22 @@ pub struct FrequencyClaim {
 pub struct ExperimentError {
     /// "tick", "overhead" or "fit".
     pub experiment: String,
+    /// What went wrong, for programs (version 3 on).
+    #[serde(default)]
+    pub kind: ErrorKind,
     /// The error's message.
     pub message: String,
+}
+
+impl ExperimentError {
+    /// `experiment` failed with `e`.
+    pub fn new(experiment: impl Into<String>, e: &Error) -> Self {
+        Self {
+            experiment: experiment.into(),
+            kind: e.kind(),
+            message: e.to_string(),
+        }
+    }
 }
 
 /// Everything measured on one clock.
@@ -289,6 +304,32 @@ mod tests {
         }
         let big = " ".repeat(MAX_REPORT_BYTES + 1);
         assert!(Report::from_json(&big).is_err());
+    }
+
+    #[test]
+    fn a_version_2_error_reads_with_no_kind() {
+        // A report as version 2 wrote it: errors without their kind.
+        let mut r = Report::new(Environment::default());
+        let mut c = ClockReport::new(ClockInfo::new(
+            "x",
+            crate::clock::ClockKind::Wall,
+            crate::clock::CountPeriod::NANOSECOND,
+        ));
+        c.errors
+            .push(ExperimentError::new("tick", &Error::NoData("none".into())));
+        r.clocks.push(c);
+        let mut v: serde_json::Value = serde_json::from_str(&r.to_json().unwrap()).unwrap();
+        v["schema_version"] = 2.into();
+        v["clocks"][0]["errors"][0]
+            .as_object_mut()
+            .unwrap()
+            .remove("kind");
+        let v2 = v.to_string();
+        let r = Report::from_json(&v2).unwrap();
+        assert_eq!(r.clocks[0].errors[0].kind, ErrorKind::Other);
+        assert_eq!(r.clocks[0].errors[0].message, "not enough data: none");
+        let e = ExperimentError::new("tick", &Error::Cancelled);
+        assert_eq!(e.kind, ErrorKind::Cancelled);
     }
 
     #[test]

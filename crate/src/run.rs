@@ -155,10 +155,9 @@ impl Pace {
 }
 
 impl<'a> Run<'a> {
-    /// Starts the budget now.
+    /// A context for experiments: each starts it with its own name and budget
+    /// ([`Run::start`]), so the budget is given once, in the experiment's options.
     pub fn new(
-        experiment: &'static str,
-        budget: Budget,
         stopwatch: &'a mut dyn Stopwatch,
         observer: &'a mut dyn FnMut(&Progress<'_>) -> Flow,
     ) -> Self {
@@ -166,12 +165,26 @@ impl<'a> Run<'a> {
         Self {
             stopwatch,
             observer,
-            budget,
-            experiment,
+            // Spent until an experiment starts with a budget of its own.
+            budget: Budget {
+                time_s: 0.0,
+                samples: 0,
+            },
+            experiment: "",
             start,
             last_report: start,
             last_elapsed: 0.0,
         }
+    }
+
+    /// Starts `experiment` on a fresh `budget`, now.
+    pub fn start(&mut self, experiment: &'static str, budget: Budget) {
+        let now = self.stopwatch.seconds();
+        self.experiment = experiment;
+        self.budget = budget;
+        self.start = now;
+        self.last_report = now;
+        self.last_elapsed = 0.0;
     }
 
     /// The budget.
@@ -284,12 +297,14 @@ mod tests {
             t
         };
         let mut obs = |_: &Progress<'_>| Flow::Cancel;
-        let mut run = Run::new("x", Budget::new(1.0, 100).unwrap(), &mut sw, &mut obs);
+        let mut run = Run::new(&mut sw, &mut obs);
+        run.start("x", Budget::new(1.0, 100).unwrap());
         assert_eq!(run.check(1), Err(Error::Cancelled));
 
         let mut nan = || f64::NAN;
         let mut q = quiet;
-        let mut run = Run::new("x", Budget::new(1.0, 100).unwrap(), &mut nan, &mut q);
+        let mut run = Run::new(&mut nan, &mut q);
+        run.start("x", Budget::new(1.0, 100).unwrap());
         assert_eq!(run.check(1), Ok(Some(Stop::Time)));
     }
 
@@ -303,7 +318,8 @@ mod tests {
                 calls as f64 * step
             };
             let mut q = quiet;
-            let run = Run::new("x", Budget::new(3600.0, 100).unwrap(), &mut sw, &mut q);
+            let mut run = Run::new(&mut sw, &mut q);
+            run.start("x", Budget::new(3600.0, 100).unwrap());
             let mut pace = Pace::new();
             {
                 let mut run = run;
@@ -311,7 +327,8 @@ mod tests {
                     run.poll(&mut pace, 0).unwrap();
                 }
             }
-            calls - 1
+            // One read when the context is made, one when the experiment starts.
+            calls - 2
         };
         assert_eq!(checks(1.0), 100_000);
         assert!(checks(1e-9) < 100, "{}", checks(1e-9));

@@ -9,7 +9,8 @@ use std::hint::black_box;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{invalid, Result};
-use crate::synthetic::{SplitMix64, Timeline};
+use crate::rng::SplitMix64;
+use crate::synthetic::Timeline;
 
 /// Something to time at a size N.
 pub trait Workload {

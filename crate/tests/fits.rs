@@ -6,6 +6,7 @@ use ticklab::fit::{self, least_values, FitOptions};
 use ticklab::lab::{characterise, Plan};
 use ticklab::overhead::{self, OverheadOptions};
 use ticklab::report::{Environment, Platform, Report};
+use ticklab::rng::SplitMix64;
 use ticklab::run::{quiet, Budget, Run};
 use ticklab::synthetic::*;
 use ticklab::tick::TickOptions;
@@ -82,7 +83,7 @@ fn slope_through_a_100us_jittered_clamp_is_within_one_percent() {
     opts.n_range = Some((1_000, 30_000));
     opts.points = 32;
     opts.runs = 40;
-    let mut run = Run::new("fit", opts.budget, &mut sw, &mut q);
+    let mut run = Run::new(&mut sw, &mut q);
     let r = fit::measure(&mut clock, &mut work, 100_000.0, 25.0, &mut run, &opts).unwrap();
     let slope = r.slope_ns.unwrap();
     assert!((slope / 359.0 - 1.0).abs() < 0.01, "slope {slope} ns/unit");
@@ -123,7 +124,7 @@ fn calibrated_fit_on_a_fine_clock() {
     let mut sw = tl.stopwatch();
     let mut q = quiet;
     let opts = FitOptions::new(Budget::new(2.0, 100_000).unwrap());
-    let mut run = Run::new("fit", opts.budget, &mut sw, &mut q);
+    let mut run = Run::new(&mut sw, &mut q);
     let r = fit::measure(&mut clock, &mut work, 1.0, 20.0, &mut run, &opts).unwrap();
     let cal = r.calibration.clone().unwrap();
     assert!(cal.reached);
@@ -151,7 +152,7 @@ fn bad_fit_options_are_refused() {
     ] {
         let mut opts = FitOptions::new(Budget::new(1.0, 100).unwrap());
         f(&mut opts);
-        let mut run = Run::new("fit", opts.budget, &mut sw, &mut q);
+        let mut run = Run::new(&mut sw, &mut q);
         let e = fit::measure(&mut clock, &mut work, 1.0, 0.0, &mut run, &opts).unwrap_err();
         assert!(matches!(e, Error::Invalid { .. }), "{e}");
     }
@@ -170,7 +171,7 @@ fn overhead_of_a_25ns_read() {
     let mut sw = tl.stopwatch();
     let mut q = quiet;
     let opts = OverheadOptions::new(Budget::new(0.2, 200).unwrap());
-    let mut run = Run::new("overhead", opts.budget, &mut sw, &mut q);
+    let mut run = Run::new(&mut sw, &mut q);
     let r = overhead::measure(&mut clock, 1.0, &mut run, &opts).unwrap();
     assert!(
         (r.per_read_ns.unwrap() - 25.0).abs() < 0.1,
@@ -189,7 +190,7 @@ fn overhead_of_a_frozen_clock_ends_in_budget() {
     let mut sw = tl.stopwatch();
     let mut q = quiet;
     let opts = OverheadOptions::new(Budget::new(0.1, 200).unwrap());
-    let mut run = Run::new("overhead", opts.budget, &mut sw, &mut q);
+    let mut run = Run::new(&mut sw, &mut q);
     let e = overhead::measure(&mut clock, 1.0, &mut run, &opts).unwrap_err();
     assert!(matches!(e, Error::Frozen { .. }), "{e}");
     assert!(tl.now_ps() as f64 * 1e-12 < 0.25);
@@ -252,7 +253,7 @@ fn the_same_runs_timed_by_a_fine_reference_agree_with_the_clamp() {
     opts.n_range = Some((1_000, 30_000));
     opts.points = 32;
     opts.runs = 20;
-    let mut run = Run::new("fit", opts.budget, &mut sw, &mut q);
+    let mut run = Run::new(&mut sw, &mut q);
     let reference = fit::Reference {
         clock: &mut fine,
         tick_counts: 1.0,

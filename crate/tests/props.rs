@@ -3,8 +3,8 @@
 
 use proptest::prelude::*;
 use ticklab::fit::{least_values, ols, step_fit};
+use ticklab::rng::SplitMix64;
 use ticklab::stats::{bands, histogram, Summary};
-use ticklab::synthetic::SplitMix64;
 use ticklab::tick::{estimate, estimate_counts, estimate_values, EstimatorOptions, Quantum};
 
 fn any_f64() -> impl Strategy<Value = f64> {

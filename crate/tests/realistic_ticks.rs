@@ -2,7 +2,7 @@
 //! The generators follow how each kind of data comes about (readings truncated or rounded
 //! to the data's quantum, then differenced), not how the estimator works.
 
-use ticklab::synthetic::SplitMix64;
+use ticklab::rng::SplitMix64;
 use ticklab::tick::{
     estimate, estimate_counts, estimate_values, EstimatorOptions, Exact, Method, Quantum,
     TickEstimate,

@@ -14,7 +14,7 @@ fn measure(clock: &mut dyn Clock, tl: &Timeline) -> Result<TickResult, Error> {
     let mut sw = tl.stopwatch();
     let mut q = quiet;
     let budget = Budget::new(BUDGET_S, 20_000).unwrap();
-    let mut run = Run::new("tick", budget, &mut sw, &mut q);
+    let mut run = Run::new(&mut sw, &mut q);
     tick::measure(clock, &mut run, &TickOptions::new(budget))
 }
 
@@ -104,7 +104,7 @@ fn jiffy_4ms_with_update_jitter() {
     let mut sw = tl.stopwatch();
     let mut q = quiet;
     let budget = Budget::new(0.2, 1_000_000).unwrap();
-    let mut run = Run::new("tick", budget, &mut sw, &mut q);
+    let mut run = Run::new(&mut sw, &mut q);
     let r = tick::measure(&mut c, &mut run, &TickOptions::new(budget)).unwrap();
     let t = r.tick_ns.unwrap();
     assert!((t - 4e6).abs() < 100.0, "{t}");
@@ -203,7 +203,7 @@ fn cancel_stops_a_wait_on_a_frozen_clock_early() {
         }
     };
     let budget = Budget::new(10.0, 1000).unwrap();
-    let mut run = Run::new("tick", budget, &mut sw, &mut cancel_second);
+    let mut run = Run::new(&mut sw, &mut cancel_second);
     let e = tick::measure(&mut c, &mut run, &TickOptions::new(budget)).unwrap_err();
     assert_eq!(e, Error::Cancelled);
     // Progress comes every 20 ms of the budget's clock, so Cancel lands well within 100 ms.

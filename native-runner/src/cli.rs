@@ -32,6 +32,9 @@ pub enum Command {
     /// Wall time against process and thread CPU time for a matrix multiply, and a cold
     /// (fresh memory) first pass against warm passes.
     CpuVsWall(CpuWallArgs),
+    /// A saved report (`ticklab run --save FILE`, or the page's Export) as this command's
+    /// tables, notes, CSV or plots: the page's results in the same words.
+    Show(ShowArgs),
     /// Serves the web lab (cross-origin isolated unless --no-isolation), with this
     /// machine's report at /native/report.json for the page's Compare view.
     Serve(ServeArgs),
@@ -67,6 +70,15 @@ pub struct Output {
     /// Write SVG plots into DIR (created if missing).
     #[arg(long, value_name = "DIR")]
     pub plot: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// The report, JSON of any schema version this ticklab reads.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub output: Output,
 }
 
 #[derive(Args, Debug)]

@@ -4,12 +4,13 @@ use ticklab::clock::Clock;
 use ticklab::fit::FitOptions;
 use ticklab::lab::{characterise, Plan};
 use ticklab::overhead::OverheadOptions;
+use ticklab::present;
 use ticklab::report::{ClockReport, CounterFrequency, Environment, Platform, Report};
 use ticklab::run::Budget;
 use ticklab::tick::TickOptions;
 use ticklab::workload::WorkloadKind;
 
-use crate::cli::{ExperimentArgs, FitArgs, ListArgs, RunArgs, WorkloadArg};
+use crate::cli::{ExperimentArgs, FitArgs, ListArgs, RunArgs, ShowArgs, WorkloadArg};
 use crate::clocks::{self, Entry, Visitor};
 use crate::output::{self, Table};
 use crate::progress::{self, Bars};
@@ -22,12 +23,14 @@ fn canon(name: &str) -> String {
     s.strip_prefix("clock-").map(str::to_string).unwrap_or(s)
 }
 
-/// The catalogue, or the named clocks of it in the order named.
-fn select(names: &[String]) -> Result<(Vec<Entry>, Vec<CounterFrequency>), CliError> {
-    let (all, freqs) = clocks::catalogue();
+/// The catalogue, or the named clocks of it in the order named. Nothing is opened (or
+/// calibrated) here.
+fn select(names: &[String]) -> Result<Vec<Entry>, CliError> {
+    let all = clocks::catalogue();
     if names.is_empty() {
-        return Ok((all, freqs));
+        return Ok(all);
     }
+    let known: Vec<String> = all.iter().map(|e| e.info.name.clone()).collect();
     let mut pool: Vec<Option<Entry>> = all.into_iter().map(Some).collect();
     let mut out = Vec::new();
     for n in names {
@@ -44,19 +47,14 @@ fn select(names: &[String]) -> Result<(Vec<Entry>, Vec<CounterFrequency>), CliEr
             Some(i) => out.extend(pool[i].take()),
             None if out.iter().any(|e: &Entry| canon(&e.info.name) == want) => {}
             None => {
-                let names: Vec<String> = clocks::catalogue()
-                    .0
-                    .iter()
-                    .map(|e| e.info.name.clone())
-                    .collect();
                 return Err(CliError::Usage(format!(
                     "unknown clock '{n}'; the clocks are: {}",
-                    names.join(", ")
+                    known.join(", ")
                 )));
             }
         }
     }
-    Ok((out, freqs))
+    Ok(out)
 }
 
 /// What is known of this machine.
@@ -99,22 +97,21 @@ impl Visitor for Characterise<'_> {
     }
 }
 
-/// Runs the plan on every entry; unavailable clocks are listed with their reason.
-fn measure(
-    entries: Vec<Entry>,
-    freqs: Vec<CounterFrequency>,
-    plan: &Plan,
-) -> Result<Report, CliError> {
+/// Opens each entry in turn and runs the plan on it; unavailable clocks are listed with
+/// their reason. The counters' frequencies are those learnt by the clocks opened.
+fn measure(entries: Vec<Entry>, plan: &Plan) -> Result<Report, CliError> {
     let bars = Bars::new();
-    let mut report = Report::new(environment(freqs));
+    let mut clocks_run = Vec::new();
     for e in entries {
-        let r = match e.clock {
-            Ok(mut c) => c.visit(Characterise { plan, bars: &bars })?,
-            Err(why) => ClockReport::unavailable(e.info, why),
+        let r = match e.open() {
+            (_, Ok(mut c)) => c.visit(Characterise { plan, bars: &bars })?,
+            (info, Err(why)) => ClockReport::unavailable(info, why),
         };
-        report.clocks.push(r);
+        clocks_run.push(r);
     }
     bars.finish();
+    let mut report = Report::new(environment(clocks::frequencies()));
+    report.clocks = clocks_run;
     Ok(report)
 }
 
@@ -162,7 +159,8 @@ fn failures(report: &Report) -> Result<(), CliError> {
 }
 
 pub fn list(a: ListArgs) -> Result<(), CliError> {
-    let (entries, freqs) = clocks::catalogue();
+    let entries = clocks::catalogue();
+    let freqs = clocks::frequencies();
     if a.json {
         let v: Vec<ClockReport> = entries
             .into_iter()
@@ -175,23 +173,19 @@ pub fn list(a: ListArgs) -> Result<(), CliError> {
         report.clocks = v;
         return output::print(&report.to_json()?);
     }
-    let mut t = Table::new(&[
-        "clock",
-        "kind",
-        "one count",
-        "bits",
-        "claimed",
-        "claimed by",
-        "here",
-    ]);
+    let mut t = Table::of("clock|kind|one count|bits|claimed|claimed by|here");
     for e in &entries {
         let i = &e.info;
         t.row(vec![
             i.name.clone(),
-            format!("{:?}", i.kind).to_lowercase(),
-            i.period.ns_per_count().map_or("unknown".into(), output::ns),
+            present::kind_label(i.kind).into(),
+            match i.period.ns_per_count() {
+                Some(ns) => present::duration(ns),
+                None if e.clock.is_ok() => "measured when run".into(),
+                None => "unknown".into(),
+            },
             i.bits.to_string(),
-            i.claimed.as_ref().map_or("-".into(), |c| output::ns(c.ns)),
+            present::opt_duration(i.claimed.as_ref().map(|c| c.ns)),
             i.claimed.as_ref().map_or("-".into(), |c| c.source.clone()),
             match &e.clock {
                 Ok(_) => "yes".into(),
@@ -223,8 +217,7 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
         },
     };
     let explicit = !a.clocks.is_empty();
-    let (entries, freqs) = select(&a.clocks)?;
-    let report = measure(entries, freqs, &plan)?;
+    let report = measure(select(&a.clocks)?, &plan)?;
     if let Some(path) = &a.save {
         std::fs::write(path, report.to_json()?)
             .map_err(|e| CliError::Output(format!("cannot write {}: {e}", path.display())))?;
@@ -246,8 +239,7 @@ pub fn tick(a: ExperimentArgs) -> Result<(), CliError> {
         overhead: None,
         fits: vec![],
     };
-    let (entries, freqs) = select(&a.select.clocks)?;
-    let report = measure(entries, freqs, &plan)?;
+    let report = measure(select(&a.select.clocks)?, &plan)?;
     output::emit(&report, &a.output, output::View::Tick)?;
     failures(&report)
 }
@@ -263,10 +255,32 @@ pub fn overhead(a: ExperimentArgs) -> Result<(), CliError> {
         )?)),
         fits: vec![],
     };
-    let (entries, freqs) = select(&a.select.clocks)?;
-    let report = measure(entries, freqs, &plan)?;
+    let report = measure(select(&a.select.clocks)?, &plan)?;
     output::emit(&report, &a.output, output::View::Overhead)?;
     failures(&report)
+}
+
+/// A saved report and its text, refused with a message (after `flag`) when it cannot be
+/// read, is too large, or is no report of a version this ticklab reads.
+pub fn read_report(p: &std::path::Path, flag: &str) -> Result<(Report, String), CliError> {
+    let bad = |why: String| CliError::Usage(format!("{flag}{}: {why}", p.display()));
+    let meta = std::fs::metadata(p).map_err(|e| bad(e.to_string()))?;
+    if meta.len() > ticklab::report::MAX_REPORT_BYTES as u64 {
+        return Err(bad(format!(
+            "{} bytes; a report is at most {} bytes",
+            meta.len(),
+            ticklab::report::MAX_REPORT_BYTES
+        )));
+    }
+    let text = std::fs::read_to_string(p).map_err(|e| bad(e.to_string()))?;
+    let report = Report::from_json(&text).map_err(|e| bad(e.to_string()))?;
+    Ok((report, text))
+}
+
+/// Prints a saved report as `run` prints its own.
+pub fn show(a: ShowArgs) -> Result<(), CliError> {
+    let (report, _) = read_report(&a.file, "")?;
+    output::emit(&report, &a.output, output::View::Summary)
 }
 
 /// Parses `LO..HI` (also `LO:HI`, `LO-HI`).
@@ -321,8 +335,7 @@ pub fn fit(a: FitArgs) -> Result<(), CliError> {
         overhead: Some(OverheadOptions::new(budget(None, None, 0.1, 100_000)?)),
         fits: vec![(kind(a.workload), fit)],
     };
-    let (entries, freqs) = select(&a.select.clocks)?;
-    let report = measure(entries, freqs, &plan)?;
+    let report = measure(select(&a.select.clocks)?, &plan)?;
     output::emit(&report, &a.output, output::View::Fit)?;
     failures(&report)
 }

@@ -161,7 +161,7 @@ pub fn cpu_vs_wall(a: CpuWallArgs) -> Result<(), CliError> {
             serde_json::to_string_pretty(&report).map_err(|e| CliError::Output(e.to_string()))?;
         return output::print(&s);
     }
-    let secs = |s: f64| output::ns(s * 1e9);
+    let secs = |s: f64| ticklab::present::duration(s * 1e9);
     let opt = |s: Option<f64>| s.map_or("-".into(), secs);
     if a.csv {
         let mut text = String::from("n,wall_s,process_cpu_s,thread_cpu_s,mflops_wall,mflops_cpu\n");
@@ -178,14 +178,7 @@ pub fn cpu_vs_wall(a: CpuWallArgs) -> Result<(), CliError> {
         }
         return output::print(&text);
     }
-    let mut t = Table::new(&[
-        "N",
-        "wall",
-        "process CPU",
-        "thread CPU",
-        "MFLOPS (wall)",
-        "MFLOPS (thread CPU)",
-    ]);
+    let mut t = Table::of("N|wall|process CPU|thread CPU|MFLOPS (wall)|MFLOPS (thread CPU)");
     for r in &report.matmul {
         t.row(vec![
             r.n.to_string(),

@@ -54,6 +54,7 @@ pub fn main() -> ExitCode {
         Some(cli::Command::Fit(a)) => commands::fit(a),
         Some(cli::Command::Analyze(a)) => analyze::analyze(a),
         Some(cli::Command::CpuVsWall(a)) => cpu_wall::cpu_vs_wall(a),
+        Some(cli::Command::Show(a)) => commands::show(a),
         Some(cli::Command::Serve(a)) => serve::serve(a),
     };
     match result {

@@ -137,23 +137,7 @@ pub fn serve(a: ServeArgs) -> Result<(), CliError> {
     }
     let report = match &a.report {
         None => None,
-        Some(p) => {
-            let meta = std::fs::metadata(p)
-                .map_err(|e| CliError::Usage(format!("--report {}: {e}", p.display())))?;
-            if meta.len() > ticklab::report::MAX_REPORT_BYTES as u64 {
-                return Err(CliError::Usage(format!(
-                    "--report {}: {} bytes; a report is at most {} bytes",
-                    p.display(),
-                    meta.len(),
-                    ticklab::report::MAX_REPORT_BYTES
-                )));
-            }
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| CliError::Usage(format!("--report {}: {e}", p.display())))?;
-            ticklab::Report::from_json(&text)
-                .map_err(|e| CliError::Usage(format!("--report {}: {e}", p.display())))?;
-            Some(text)
-        }
+        Some(p) => Some(crate::commands::read_report(p, "--report ")?.1),
     };
     let site = Site { root, report };
     let rt = tokio::runtime::Builder::new_current_thread()

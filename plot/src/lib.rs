@@ -9,14 +9,174 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use ticklab::fit::FitResult;
 use ticklab::overhead::OverheadResult;
+use ticklab::report::ClockReport;
 use ticklab::stats;
 use ticklab::tick::TickResult;
 
-/// A drawing failure, as text (backends' error types differ).
-pub type PlotResult = Result<(), String>;
+/// Why a plot could not be drawn.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PlotError {
+    /// The backend failed (an SVG file that cannot be written, a canvas without a context).
+    #[error("plot: {0}")]
+    Backend(String),
+    /// The clock has no result for this view.
+    #[error("{clock}: no {view} result to draw")]
+    Missing {
+        /// The clock's name.
+        clock: String,
+        /// What is missing ("tick", "overhead", "fit 2").
+        view: String,
+    },
+    /// A view name no plot has.
+    #[error("no view '{0}'; the views are raw, sorted, diff_sorted, histogram, edges, overhead, fit and excess")]
+    UnknownView(String),
+}
 
-fn fail<E: std::fmt::Debug>(e: E) -> String {
-    format!("plot: {e:?}")
+/// A drawing, or why it failed.
+pub type PlotResult = Result<(), PlotError>;
+
+/// A backend's error, whose type differs from backend to backend, as a [`PlotError`].
+pub fn fail<E: std::fmt::Debug>(e: E) -> PlotError {
+    PlotError::Backend(format!("{e:?}"))
+}
+
+/// A view of one clock's result: each front end shows these and no other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum View {
+    /// The dithered timings in the order taken, with the bands' levels.
+    Raw,
+    /// The timings sorted.
+    Sorted,
+    /// Consecutive differences of the sorted timings.
+    DiffSorted,
+    /// A histogram of the timings.
+    Histogram,
+    /// The edge-to-edge intervals in the order taken.
+    Edges,
+    /// The read cost of every timed block.
+    Overhead,
+    /// A fit's runs, minima and lines.
+    Fit(usize),
+    /// A fit's excess over the line and over the step.
+    Excess(usize),
+}
+
+impl View {
+    /// The views of the tick experiment, in the order both front ends show them.
+    pub const TICK: [View; 4] = [View::Raw, View::Sorted, View::DiffSorted, View::Histogram];
+
+    /// The view named `name` ("raw", "diff_sorted", "fit"...); a fit view shows fit `fit`.
+    pub fn parse(name: &str, fit: usize) -> Result<Self, PlotError> {
+        Ok(match name {
+            "raw" => View::Raw,
+            "sorted" => View::Sorted,
+            "diff_sorted" => View::DiffSorted,
+            "histogram" => View::Histogram,
+            "edges" => View::Edges,
+            "overhead" => View::Overhead,
+            "fit" => View::Fit(fit),
+            "excess" => View::Excess(fit),
+            other => return Err(PlotError::UnknownView(other.into())),
+        })
+    }
+
+    /// The view's name, as [`View::parse`] reads it.
+    pub fn name(self) -> &'static str {
+        match self {
+            View::Raw => "raw",
+            View::Sorted => "sorted",
+            View::DiffSorted => "diff_sorted",
+            View::Histogram => "histogram",
+            View::Edges => "edges",
+            View::Overhead => "overhead",
+            View::Fit(_) => "fit",
+            View::Excess(_) => "excess",
+        }
+    }
+
+    /// Every view clock `c` has data for, in order: the tick's, the overhead's, each fit's.
+    pub fn of(c: &ClockReport) -> Vec<View> {
+        let mut out = Vec::new();
+        if c.tick.is_some() {
+            out.extend(View::TICK);
+        }
+        if c.overhead.is_some() {
+            out.push(View::Overhead);
+        }
+        for i in 0..c.fits.len() {
+            out.extend([View::Fit(i), View::Excess(i)]);
+        }
+        out
+    }
+
+    /// The size the command draws it at, in pixels.
+    pub fn size(self) -> (u32, u32) {
+        match self {
+            View::Fit(_) => (900, 600),
+            View::Excess(_) => (900, 800),
+            _ => (800, 500),
+        }
+    }
+}
+
+/// Draws `view` of clock `c` on `area`: the one place that decides each view's data, range
+/// and unit, for the command's SVG files and the page's canvases alike.
+pub fn draw<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    c: &ClockReport,
+    view: View,
+) -> PlotResult {
+    let missing = |what: String| PlotError::Missing {
+        clock: c.info.name.clone(),
+        view: what,
+    };
+    match view {
+        View::Overhead => overhead(
+            area,
+            c.overhead
+                .as_ref()
+                .ok_or_else(|| missing("overhead".into()))?,
+        ),
+        View::Fit(i) | View::Excess(i) => {
+            let f = c.fits.get(i).ok_or_else(|| missing(format!("fit {i}")))?;
+            if matches!(view, View::Fit(_)) {
+                fit(area, f)
+            } else {
+                excess(area, f)
+            }
+        }
+        tick_view => tick(
+            area,
+            c.tick.as_ref().ok_or_else(|| missing("tick".into()))?,
+            tick_view,
+        ),
+    }
+}
+
+/// One view of the tick experiment, in ns when the count's length is known. A sampled clock
+/// has no dithered timings: its intervals are the data of every view.
+fn tick<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    t: &TickResult,
+    view: View,
+) -> PlotResult {
+    let s = Scale::for_counts(t.ns_per_count);
+    let src = if view == View::Edges || t.timings_sample.is_empty() {
+        &t.edge_intervals
+    } else {
+        &t.timings_sample
+    };
+    let v: Vec<f64> = src.iter().map(|&x| x as f64 * s.factor).collect();
+    match view {
+        View::Raw => {
+            let levels: Vec<f64> = t.bands.iter().map(|b| b.level * s.factor).collect();
+            raw_banded(area, &v, &levels, s.unit)
+        }
+        View::Sorted => sorted(area, &v, s.unit),
+        View::DiffSorted => diff_sorted(area, &v, s.unit),
+        View::Histogram => histogram(area, &v, 60, s.unit),
+        _ => raw(area, &v, s.unit),
+    }
 }
 
 const RUNS: RGBColor = RGBColor(120, 144, 200);
@@ -234,20 +394,13 @@ pub fn histogram<DB: DrawingBackend>(
     Ok(())
 }
 
-/// The tick experiment's four views of its dithered timings, in a 2×2 grid.
+/// The tick experiment's four views, in a 2×2 grid.
 pub fn tick_views<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, t: &TickResult) -> PlotResult {
-    let s = Scale::for_counts(t.ns_per_count);
-    let v: Vec<f64> = t
-        .timings_sample
-        .iter()
-        .map(|&c| c as f64 * s.factor)
-        .collect();
-    let levels: Vec<f64> = t.bands.iter().map(|b| b.level * s.factor).collect();
     let cells = area.split_evenly((2, 2));
-    raw_banded(&cells[0], &v, &levels, s.unit)?;
-    sorted(&cells[1], &v, s.unit)?;
-    diff_sorted(&cells[2], &v, s.unit)?;
-    histogram(&cells[3], &v, 60, s.unit)
+    for (cell, view) in cells.iter().zip(View::TICK) {
+        tick(cell, t, view)?;
+    }
+    Ok(())
 }
 
 /// Runs against work: every run, the per-N minimum, and both fitted lines.

@@ -17,7 +17,7 @@ use ticklab::workload::{CountDown, Workload};
 use wasm_bindgen::prelude::*;
 use web_sys::Performance;
 
-use crate::catalogue::{self, Context};
+use crate::catalogue::{self, ClockId, Context};
 use crate::web::{build, counter_clock, interpolated_over_counter, performance, SharedCounter};
 
 fn row(
@@ -44,19 +44,9 @@ fn median(v: &[f64]) -> f64 {
     Summary::of(v).map_or(f64::NAN, |s| s.median)
 }
 
-fn fmt_ns(ns: f64) -> String {
-    if ns >= 1e6 {
-        format!("{:.3} ms", ns / 1e6)
-    } else if ns >= 1e3 {
-        format!("{:.2} µs", ns / 1e3)
-    } else {
-        format!("{ns:.2} ns")
-    }
-}
-
 /// The lab's cost of a performance.now read in this worker, in ns.
 fn lab_read_ns(ctx: &Context) -> Result<f64, String> {
-    let entry = catalogue::entry(ctx, "performance.now")?;
+    let entry = catalogue::entry(ctx, ClockId::PerformanceNow);
     let (mut clock, mut sw) = build(&entry, None)?;
     let plan = Plan {
         tick: TickOptions::new(Budget::new(0.3, 200_000).map_err(err)?),
@@ -79,7 +69,11 @@ fn read_cost(ctx: &Context, js_read_ns: f64) -> Result<(String, bool, String), S
     let lab = lab_read_ns(ctx)?;
     let r = lab / js_read_ns;
     Ok((
-        format!("{r:.3} ({} / {})", fmt_ns(lab), fmt_ns(js_read_ns)),
+        format!(
+            "{r:.3} ({} / {})",
+            ticklab::present::duration(lab),
+            ticklab::present::duration(js_read_ns)
+        ),
         r <= 1.25,
         String::new(),
     ))
@@ -105,14 +99,14 @@ fn sub_tick(cell: &Int32Array, perf: &Performance) -> Result<(String, bool, Stri
     let mut sw = secs(perf);
     let mut q = quiet;
     let budget = Budget::new(0.5, 100_000).map_err(err)?;
-    let mut run = Run::new("tick", budget, &mut sw, &mut q);
+    let mut run = Run::new(&mut sw, &mut q);
     let tick = tick::measure(&mut clamp, &mut run, &TickOptions::new(budget)).map_err(err)?;
     let mut opts = FitOptions::new(Budget::new(5.0, 1_000_000).map_err(err)?);
     opts.points = 24;
     opts.runs = 100_000;
     opts.target_ns = Some(20e6);
     let mut sw = secs(perf);
-    let mut run = Run::new("fit", opts.budget, &mut sw, &mut q);
+    let mut run = Run::new(&mut sw, &mut q);
     let reference = Reference {
         clock: fine.as_mut(),
         tick_counts: 1.0,
@@ -138,7 +132,7 @@ fn sub_tick(cell: &Int32Array, perf: &Performance) -> Result<(String, bool, Stri
         dev <= 0.02,
         format!(
             "tick {}, {runs} runs in {:.1} s; {}",
-            fmt_ns(a.tick_counts),
+            ticklab::present::duration(a.tick_counts),
             a.elapsed_s,
             counter_pauses(&mut probe, perf)
         ),
@@ -188,7 +182,7 @@ fn counter_pauses(c: &mut SharedCounter, perf: &Performance) -> String {
          counts {:.2}× as fast when not read",
         long.len(),
         100.0 * total / elapsed_ns,
-        fmt_ns(long.iter().copied().fold(0.0, f64::max)),
+        ticklab::present::duration(long.iter().copied().fold(0.0, f64::max)),
         idle_pace / read_pace
     )
 }
@@ -237,13 +231,13 @@ fn interpolation(
     }
     let e = median(&errors);
     Ok((
-        fmt_ns(e),
+        ticklab::present::duration(e),
         e <= 1000.0,
         format!(
             "workload {} median; {} reads per tick, one count {}; {}",
-            fmt_ns(median(&truth)),
+            ticklab::present::duration(median(&truth)),
             c.calibration().per_tick,
-            fmt_ns(ns),
+            ticklab::present::duration(ns),
             counter_pauses(&mut fine, perf)
         ),
     ))

@@ -18,6 +18,113 @@ pub struct Context {
     pub shared_counter: bool,
 }
 
+/// Every clock of the page, by the stable identifier the page and its tests use
+/// ("performance.now", "rAF"...). Building a clock matches on this, so a new clock cannot
+/// be listed without being built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ClockId {
+    /// performance.now in the lab's worker.
+    #[serde(rename = "performance.now")]
+    PerformanceNow,
+    /// Date.now.
+    #[serde(rename = "Date.now")]
+    DateNow,
+    /// performance.timeOrigin + performance.now().
+    #[serde(rename = "timeOrigin+now")]
+    TimeOriginPlusNow,
+    /// Event.timeStamp of a fresh Event.
+    #[serde(rename = "Event.timeStamp")]
+    EventTimeStamp,
+    /// the SharedArrayBuffer counter.
+    #[serde(rename = "shared-counter")]
+    SharedCounter,
+    /// a 100 µs clamp over the shared counter.
+    #[serde(rename = "clamp-100us-over-counter")]
+    Clamp100usOverCounter,
+    /// the interpolated 100 µs clamp.
+    #[serde(rename = "interpolated-100us")]
+    Interpolated100us,
+    /// a 1 ms clamp over performance.now.
+    #[serde(rename = "clamp-1ms-over-now")]
+    Clamp1msOverNow,
+    /// simulated Chromium clamp.
+    #[serde(rename = "sim-chromium")]
+    SimChromium,
+    /// simulated 24 MHz counter.
+    #[serde(rename = "sim-24mhz")]
+    Sim24Mhz,
+    /// simulated jiffy clock.
+    #[serde(rename = "sim-jiffy")]
+    SimJiffy,
+    /// performance.now on the main thread.
+    #[serde(rename = "performance.now-main")]
+    PerformanceNowMain,
+    /// requestAnimationFrame time stamps.
+    #[serde(rename = "rAF")]
+    Raf,
+    /// AudioContext.currentTime.
+    #[serde(rename = "audio.currentTime")]
+    AudioCurrentTime,
+    /// getOutputTimestamp().contextTime.
+    #[serde(rename = "audio.contextTime")]
+    AudioContextTime,
+    /// getOutputTimestamp().performanceTime.
+    #[serde(rename = "audio.performanceTime")]
+    AudioPerformanceTime,
+}
+
+impl ClockId {
+    /// Every id, in the order the page runs them.
+    pub const ALL: [ClockId; 16] = [
+        ClockId::PerformanceNow,
+        ClockId::DateNow,
+        ClockId::TimeOriginPlusNow,
+        ClockId::EventTimeStamp,
+        ClockId::SharedCounter,
+        ClockId::Clamp100usOverCounter,
+        ClockId::Interpolated100us,
+        ClockId::Clamp1msOverNow,
+        ClockId::SimChromium,
+        ClockId::Sim24Mhz,
+        ClockId::SimJiffy,
+        ClockId::PerformanceNowMain,
+        ClockId::Raf,
+        ClockId::AudioCurrentTime,
+        ClockId::AudioContextTime,
+        ClockId::AudioPerformanceTime,
+    ];
+
+    /// The identifier as the page writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClockId::PerformanceNow => "performance.now",
+            ClockId::DateNow => "Date.now",
+            ClockId::TimeOriginPlusNow => "timeOrigin+now",
+            ClockId::EventTimeStamp => "Event.timeStamp",
+            ClockId::SharedCounter => "shared-counter",
+            ClockId::Clamp100usOverCounter => "clamp-100us-over-counter",
+            ClockId::Interpolated100us => "interpolated-100us",
+            ClockId::Clamp1msOverNow => "clamp-1ms-over-now",
+            ClockId::SimChromium => "sim-chromium",
+            ClockId::Sim24Mhz => "sim-24mhz",
+            ClockId::SimJiffy => "sim-jiffy",
+            ClockId::PerformanceNowMain => "performance.now-main",
+            ClockId::Raf => "rAF",
+            ClockId::AudioCurrentTime => "audio.currentTime",
+            ClockId::AudioContextTime => "audio.contextTime",
+            ClockId::AudioPerformanceTime => "audio.performanceTime",
+        }
+    }
+
+    /// The id the page wrote, or a message naming it.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|id| id.as_str() == s)
+            .ok_or_else(|| format!("no clock '{s}' in this page"))
+    }
+}
+
 /// The browser family, for the resolutions each documents.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -78,7 +185,7 @@ pub enum Place {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Entry {
     /// Stable identifier the page uses.
-    pub id: &'static str,
+    pub id: ClockId,
     /// Name, claim and so on.
     pub info: ClockInfo,
     /// Where it is read.
@@ -131,7 +238,7 @@ pub fn entries(ctx: &Context) -> Vec<Entry> {
         .clone()
         .or_else(|| (!ctx.shared_counter).then(|| "the counter worker did not start".to_string()));
     push(
-        "performance.now",
+        ClockId::PerformanceNow,
         claim(ns_clock(
             "performance.now (worker)",
             ClockKind::Monotonic,
@@ -146,7 +253,7 @@ pub fn entries(ctx: &Context) -> Vec<Entry> {
     const EPOCH: &str = "count = round((ms − (first reading − 1 day)) × 1e6): one count is 1 ns; \
                          epoch ms × 1e6 would not fit a double's 53 bits";
     push(
-        "Date.now",
+        ClockId::DateNow,
         ns_clock(
             "Date.now",
             ClockKind::Wall,
@@ -162,7 +269,7 @@ pub fn entries(ctx: &Context) -> Vec<Entry> {
         1e6,
     );
     push(
-        "timeOrigin+now",
+        ClockId::TimeOriginPlusNow,
         claim(
             ns_clock(
                 "performance.timeOrigin + now()",
@@ -178,7 +285,7 @@ pub fn entries(ctx: &Context) -> Vec<Entry> {
         1e6,
     );
     push(
-        "Event.timeStamp",
+        ClockId::EventTimeStamp,
         claim(ns_clock(
             "Event.timeStamp",
             ClockKind::Monotonic,
@@ -191,7 +298,7 @@ pub fn entries(ctx: &Context) -> Vec<Entry> {
         1e6,
     );
     push(
-        "shared-counter",
+        ClockId::SharedCounter,
         ClockInfo::new(
             "SharedArrayBuffer counter",
             ClockKind::Counter,
@@ -210,7 +317,7 @@ pub fn entries(ctx: &Context) -> Vec<Entry> {
         1.0,
     );
     push(
-        "clamp-100us-over-counter",
+        ClockId::Clamp100usOverCounter,
         ClockInfo::new(
             "100 µs clamp over the counter",
             ClockKind::Synthetic,
@@ -228,7 +335,7 @@ pub fn entries(ctx: &Context) -> Vec<Entry> {
         1.0,
     );
     push(
-        "interpolated-100us",
+        ClockId::Interpolated100us,
         ClockInfo::new(
             "interpolated 100 µs clamp",
             ClockKind::Synthetic,
@@ -245,7 +352,7 @@ pub fn entries(ctx: &Context) -> Vec<Entry> {
         1.0,
     );
     push(
-        "clamp-1ms-over-now",
+        ClockId::Clamp1msOverNow,
         ClockInfo::new(
             "1 ms clamp over performance.now",
             ClockKind::Synthetic,
@@ -261,19 +368,19 @@ pub fn entries(ctx: &Context) -> Vec<Entry> {
     );
     for (id, name, description, claim_ns) in [
         (
-            "sim-chromium",
+            ClockId::SimChromium,
             "simulated Chromium 100 µs clamp",
             "Chromium's jittered 100 µs clamp over simulated time (25 ns per read)",
             100_000.0,
         ),
         (
-            "sim-24mhz",
+            ClockId::Sim24Mhz,
             "simulated 24 MHz counter in ns",
             "A 24 MHz counter (41.67 ns) reported in rounded ns: every step is 41 or 42",
             125.0 / 3.0,
         ),
         (
-            "sim-jiffy",
+            ClockId::SimJiffy,
             "simulated 4 ms jiffy clock",
             "A clock updated every 4 ms with up to 50 µs of jitter, like CLOCK_MONOTONIC_COARSE",
             4e6,
@@ -292,7 +399,7 @@ pub fn entries(ctx: &Context) -> Vec<Entry> {
         );
     }
     push(
-        "performance.now-main",
+        ClockId::PerformanceNowMain,
         claim(ns_clock(
             "performance.now (main thread)",
             ClockKind::Monotonic,
@@ -306,7 +413,7 @@ pub fn entries(ctx: &Context) -> Vec<Entry> {
         1e6,
     );
     push(
-        "rAF",
+        ClockId::Raf,
         claim(ns_clock(
             "requestAnimationFrame timestamp",
             ClockKind::Monotonic,
@@ -331,12 +438,12 @@ pub fn entries(ctx: &Context) -> Vec<Entry> {
         .then(|| "no AudioContext could be made in this page".to_string());
     for (id, name, description) in [
         (
-            "audio.currentTime",
+            ClockId::AudioCurrentTime,
             "AudioContext.currentTime",
             "Seconds of audio rendered, read once per task",
         ),
         (
-            "audio.contextTime",
+            ClockId::AudioContextTime,
             "AudioContext.getOutputTimestamp().contextTime",
             "The audio position at the output, read once per task",
         ),
@@ -356,7 +463,7 @@ pub fn entries(ctx: &Context) -> Vec<Entry> {
         );
     }
     push(
-        "audio.performanceTime",
+        ClockId::AudioPerformanceTime,
         claim(ns_clock(
             "AudioContext.getOutputTimestamp().performanceTime",
             ClockKind::Monotonic,
@@ -372,11 +479,11 @@ pub fn entries(ctx: &Context) -> Vec<Entry> {
 }
 
 /// The entry with `id`.
-pub fn entry(ctx: &Context, id: &str) -> Result<Entry, String> {
+pub fn entry(ctx: &Context, id: ClockId) -> Entry {
     entries(ctx)
         .into_iter()
         .find(|e| e.id == id)
-        .ok_or_else(|| format!("no clock '{id}' in this page"))
+        .expect("every id has an entry (tested)")
 }
 
 #[cfg(test)]
@@ -406,29 +513,30 @@ mod tests {
             user_agent: CHROME.into(),
             ..Default::default()
         };
-        let e = entry(&ctx, "shared-counter").unwrap();
+        let e = entry(&ctx, ClockId::SharedCounter);
         assert!(!e.available && e.reason.unwrap().contains("isolation"));
-        let now = entry(&ctx, "performance.now").unwrap();
+        let now = entry(&ctx, ClockId::PerformanceNow);
         assert_eq!(now.info.claimed.unwrap().ns, 100_000.0);
         ctx.isolated = true;
         ctx.shared_counter = true;
         ctx.audio_sample_rate = Some(48_000.0);
-        assert!(entry(&ctx, "shared-counter").unwrap().available);
+        assert!(entry(&ctx, ClockId::SharedCounter).available);
         assert_eq!(
-            entry(&ctx, "performance.now")
-                .unwrap()
+            entry(&ctx, ClockId::PerformanceNow)
                 .info
                 .claimed
                 .unwrap()
                 .ns,
             5_000.0
         );
-        let a = entry(&ctx, "audio.currentTime").unwrap();
+        let a = entry(&ctx, ClockId::AudioCurrentTime);
         assert!((a.info.claimed.unwrap().ns - 2_666_666.67).abs() < 1.0);
-        assert!(entry(&ctx, "nope").is_err());
-        let mut ids: Vec<_> = entries(&ctx).iter().map(|e| e.id).collect();
-        let n = ids.len();
-        ids.dedup();
-        assert_eq!(ids.len(), n);
+        assert!(ClockId::parse("nope").is_err());
+        // Every id has exactly one entry, and reads back from its string.
+        let ids: Vec<ClockId> = entries(&ctx).iter().map(|e| e.id).collect();
+        assert_eq!(ids, ClockId::ALL.to_vec());
+        for id in ClockId::ALL {
+            assert_eq!(ClockId::parse(id.as_str()), Ok(id));
+        }
     }
 }

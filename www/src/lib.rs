@@ -1,15 +1,17 @@
 //! ticklab in the browser. The core runs the experiments; this crate only turns the page's
-//! clocks into the core's [`Clock`]s, carries reports across the wasm boundary with
-//! serde-wasm-bindgen, and draws the core's plots on a canvas.
+//! clocks into the core's [`Clock`](ticklab::Clock)s, keeps the page's results in wasm
+//! memory behind the [`Lab`] handle, and draws the plot crate's views on a canvas.
 //!
-//! The same module is loaded by the lab's worker (spinning clocks) and by the page (brief
-//! main-thread clocks, sampled clocks, plots, import and export).
+//! The same module is loaded by the lab's worker (spinning clocks: [`run_clock`] hands one
+//! clock's report back) and by the page (a `Lab`: the form, main-thread and sampled clocks,
+//! the worker's results, words and plots from the core, import and export).
 
 pub mod catalogue;
+pub mod session;
 pub mod settings;
 
-use catalogue::{Context, Entry, Place};
-use settings::{RawSettings, Settings};
+use catalogue::{Entry, Place};
+use settings::Settings;
 
 #[cfg(target_arch = "wasm32")]
 pub use web::*;
@@ -52,27 +54,24 @@ pub fn ulp(x: f64) -> f64 {
     f64::from_bits(x.to_bits() + 1) - x
 }
 
-/// Checks the form and the clock, for messages before anything starts.
-pub fn check(ctx: &Context, id: &str, raw: &RawSettings) -> Result<(Entry, Settings), String> {
-    let e = catalogue::entry(ctx, id)?;
-    let s = Settings::parse(raw)?;
-    Ok((e, s))
-}
-
 #[cfg(target_arch = "wasm32")]
 mod web {
     use super::*;
+    use catalogue::{ClockId, Context};
     use js_sys::{Function, Int32Array, Object, Reflect};
     use plotters::prelude::*;
     use plotters_canvas::CanvasBackend;
     use serde::Serialize;
+    use session::{PageFacts, Session};
+    use settings::RawSettings;
     use ticklab::clock::{Clock, ClockInfo, ClockKind, CountPeriod, FloatClock};
     use ticklab::interpolate::Interpolated;
     use ticklab::lab::characterise;
-    use ticklab::report::{ClockReport, Environment, Platform, Report};
-    use ticklab::run::{Flow, Progress, Stop, Stopwatch};
+    use ticklab::present::SummaryRow;
+    use ticklab::report::{ClockReport, Report};
+    use ticklab::run::{Flow, Progress, Stopwatch};
     use ticklab::synthetic::{Clamp, ClampStyle, ClockTime, Jiffy, RoundedNs, SimTime, Timeline};
-    use ticklab::tick::{self, TickOptions};
+    use ticklab_plot::View;
     use wasm_bindgen::prelude::*;
     use wasm_bindgen::JsCast;
     use web_sys::{HtmlCanvasElement, Performance};
@@ -174,7 +173,7 @@ mod web {
         cell: Int32Array,
         perf: &Performance,
     ) -> Result<SharedCounter, String> {
-        let base = catalogue::entry(&Context::default(), "shared-counter")?.info;
+        let base = catalogue::entry(&Context::default(), ClockId::SharedCounter).info;
         let mut c = SharedCounter { info: base, cell };
         let ns = calibrate(&mut c, perf)?;
         c.info.period = CountPeriod::Calibrated {
@@ -223,17 +222,17 @@ mod web {
         let seed = 0x5eed_0000 ^ js_sys::Date::now() as u64;
         let sim = |tl: &Timeline| SimTime::new(tl, 25_000, 5_000, seed);
         let clock: Box<dyn Clock> = match entry.id {
-            "performance.now" | "performance.now-main" => {
+            ClockId::PerformanceNow | ClockId::PerformanceNowMain => {
                 let p = perf.clone();
                 float_clock(info, move || p.now())
             }
             // Epoch milliseconds times 1e6 exceed 2^53: counts start a day before the first
             // reading, so the ns scaling stays exact (and a step back stays positive).
-            "Date.now" => {
+            ClockId::DateNow => {
                 let o = js_sys::Date::now().floor() - DAY_MS;
                 float_clock(info, move || js_sys::Date::now() - o)
             }
-            "timeOrigin+now" => {
+            ClockId::TimeOriginPlusNow => {
                 let p = perf.clone();
                 let origin = p.time_origin();
                 let o = (origin + p.now()).floor() - DAY_MS;
@@ -244,13 +243,13 @@ mod web {
                 // The sum is taken first, as a page would: its rounding is the lesson.
                 float_clock(info, move || (origin + p.now()) - o)
             }
-            "Event.timeStamp" => float_clock(info, || {
+            ClockId::EventTimeStamp => float_clock(info, || {
                 web_sys::Event::new("t").map_or(f64::NAN, |e| e.time_stamp())
             }),
-            "shared-counter" | "clamp-100us-over-counter" => {
+            ClockId::SharedCounter | ClockId::Clamp100usOverCounter => {
                 let cell = counter.ok_or("no SharedArrayBuffer counter was handed to the lab")?;
                 let c = counter_clock(cell, &perf)?;
-                if entry.id == "shared-counter" {
+                if entry.id == ClockId::SharedCounter {
                     Box::new(c)
                 } else {
                     let t = ClockTime::new(c).map_err(|e| e.to_string())?;
@@ -259,7 +258,7 @@ mod web {
                     Box::new(Renamed { info, inner: clamp })
                 }
             }
-            "interpolated-100us" => {
+            ClockId::Interpolated100us => {
                 let cell = counter.ok_or("no SharedArrayBuffer counter was handed to the lab")?;
                 let mut c = interpolated_over_counter(
                     counter_clock(cell, &perf)?,
@@ -269,7 +268,7 @@ mod web {
                 c.info_mut().name = info.name.clone();
                 Box::new(c)
             }
-            "clamp-1ms-over-now" => {
+            ClockId::Clamp1msOverNow => {
                 let p = perf.clone();
                 let now =
                     FloatClock::milliseconds("performance.now", ClockKind::Monotonic, move || {
@@ -280,15 +279,15 @@ mod web {
                     .map_err(|e| e.to_string())?;
                 Box::new(Renamed { info, inner: clamp })
             }
-            "sim-chromium" | "sim-24mhz" | "sim-jiffy" => {
+            ClockId::SimChromium | ClockId::Sim24Mhz | ClockId::SimJiffy => {
                 let tl = Timeline::new(1_000_000_000_000);
                 let clock: Box<dyn Clock> = match entry.id {
-                    "sim-chromium" => Box::new(Renamed {
+                    ClockId::SimChromium => Box::new(Renamed {
                         info,
                         inner: Clamp::new(sim(&tl), ClampStyle::Chromium, 100_000, seed)
                             .map_err(|e| e.to_string())?,
                     }),
-                    "sim-24mhz" => Box::new(Renamed {
+                    ClockId::Sim24Mhz => Box::new(Renamed {
                         info,
                         inner: RoundedNs::mhz24(sim(&tl)),
                     }),
@@ -300,29 +299,25 @@ mod web {
                 };
                 return Ok((clock, Box::new(tl.stopwatch())));
             }
-            other => return Err(format!("'{other}' is not read by spinning on it")),
+            // Sampled at the moments the browser chooses, by the page: nothing to spin on.
+            ClockId::Raf
+            | ClockId::AudioCurrentTime
+            | ClockId::AudioContextTime
+            | ClockId::AudioPerformanceTime => {
+                return Err(format!(
+                    "'{}' is not read by spinning on it",
+                    entry.id.as_str()
+                ))
+            }
         };
         Ok((clock, wall))
     }
 
-    /// Every clock of the page for this context, as `catalogue::Entry` objects.
-    #[wasm_bindgen]
-    pub fn catalogue(ctx: JsValue) -> Result<JsValue, JsError> {
-        let ctx: Context = from_js(ctx, "context")?;
-        to_js(&catalogue::entries(&ctx))
-    }
-
-    /// Checks the form for clock `id`; the error names the bad field.
-    #[wasm_bindgen]
-    pub fn check_settings(ctx: JsValue, id: &str, settings: JsValue) -> Result<(), JsError> {
-        let ctx: Context = from_js(ctx, "context")?;
-        let raw: RawSettings = from_js(settings, "settings")?;
-        check(&ctx, id, &raw).map(|_| ()).map_err(js_err)
-    }
-
-    /// Runs the lab's experiments on clock `id` here (worker or main thread) and returns its
-    /// `ClockReport`. `progress` gets `{experiment, fraction, samples}` every 20 ms; a truthy
-    /// return cancels. `counter` is the SharedArrayBuffer cell, when there is one.
+    /// Runs the lab's experiments on clock `id` in this worker and returns its
+    /// `ClockReport`: the one report that crosses the boundary in a run, one clock at a time.
+    /// `settings` are the form as the page's [`Lab`] checked it; `progress` gets
+    /// `{experiment, fraction, samples}` every 20 ms, and a truthy return cancels; `counter`
+    /// is the SharedArrayBuffer cell, when there is one.
     #[wasm_bindgen]
     pub fn run_clock(
         ctx: JsValue,
@@ -333,9 +328,17 @@ mod web {
         counter: Option<Int32Array>,
     ) -> Result<JsValue, JsError> {
         let ctx: Context = from_js(ctx, "context")?;
-        let raw: RawSettings = from_js(settings, "settings")?;
-        let (entry, settings) = check(&ctx, id, &raw).map_err(js_err)?;
-        let mut observer = |p: &Progress<'_>| -> Flow {
+        let settings: Settings = from_js(settings, "settings")?;
+        let id = ClockId::parse(id).map_err(js_err)?;
+        let entry = catalogue::entry(&ctx, id);
+        let report =
+            measure(&entry, &settings, fit, counter, &mut observer(&progress)).map_err(js_err)?;
+        to_js(&report)
+    }
+
+    /// An observer that reports progress to `progress` and cancels when it returns truthy.
+    fn observer(progress: &Function) -> impl FnMut(&Progress<'_>) -> Flow + '_ {
+        move |p: &Progress<'_>| -> Flow {
             let o = Object::new();
             let _ = Reflect::set(&o, &"experiment".into(), &p.experiment.into());
             let _ = Reflect::set(&o, &"fraction".into(), &p.fraction.into());
@@ -344,9 +347,7 @@ mod web {
                 Ok(v) if v.is_truthy() => Flow::Cancel,
                 _ => Flow::Continue,
             }
-        };
-        let report = measure(&entry, &settings, fit, counter, &mut observer).map_err(js_err)?;
-        to_js(&report)
+        }
     }
 
     /// The experiments on one clock of the page, here: what `run_clock` does, for Rust callers.
@@ -370,123 +371,193 @@ mod web {
         characterise(&mut clock, stopwatch.as_mut(), observer, &plan).map_err(|e| e.to_string())
     }
 
-    /// The tick of sampled clock `id` from readings in its raw unit (ms or s) taken over
-    /// `elapsed_s`; readings that are not finite become an error in the report.
+    /// The page's lab: its clocks, the form and every result stay here, in wasm memory. The
+    /// page asks it to run a clock, to keep a worker's result, for the words of a row or a
+    /// detail, to draw a view on a canvas, and to export; only an export hands out a whole
+    /// report.
     #[wasm_bindgen]
-    pub fn analyze_readings(
-        ctx: JsValue,
-        id: &str,
-        readings: Vec<f64>,
-        elapsed_s: f64,
-        settings: JsValue,
-    ) -> Result<JsValue, JsError> {
-        let ctx: Context = from_js(ctx, "context")?;
-        let raw: RawSettings = from_js(settings, "settings")?;
-        let (entry, settings) = check(&ctx, id, &raw).map_err(js_err)?;
-        if !entry.available {
-            let why = entry.reason.clone().unwrap_or_default();
-            return to_js(&ClockReport::unavailable(entry.info, why));
+    pub struct Lab {
+        session: Session,
+    }
+
+    #[wasm_bindgen]
+    impl Lab {
+        /// A lab for a page in context `ctx` (`{user_agent, isolated, audio_sample_rate,
+        /// shared_counter}`).
+        #[wasm_bindgen(constructor)]
+        pub fn new(ctx: JsValue) -> Result<Lab, JsError> {
+            Ok(Lab {
+                session: Session::new(from_js(ctx, "context")?),
+            })
         }
-        let mut report = ClockReport::new(entry.info.clone());
-        let mut counts = Vec::with_capacity(readings.len());
-        let mut bad = 0usize;
-        for v in &readings {
-            let c = (v * entry.counts_per_unit).round();
-            if (0.0..1.8e19).contains(&c) {
-                counts.push(c as u64);
-            } else {
-                bad += 1;
+
+        /// The rows of the clock choice, every cell in words.
+        pub fn choices(&self) -> Result<JsValue, JsError> {
+            to_js(&self.session.choices())
+        }
+
+        /// Checks the form once for the run (the error names the bad field) and returns it
+        /// checked, for the worker.
+        pub fn set_settings(&mut self, raw: JsValue) -> Result<JsValue, JsError> {
+            let raw: RawSettings = from_js(raw, "settings")?;
+            to_js(self.session.set_settings(&raw).map_err(js_err)?)
+        }
+
+        /// Seconds of sampling the checked form asks for.
+        pub fn sample_s(&self) -> Result<f64, JsError> {
+            Ok(self.session.settings().map_err(js_err)?.sample_s)
+        }
+
+        /// Forgets the last run.
+        pub fn start(&mut self) {
+            self.session.start();
+        }
+
+        /// Runs clock `id` here, on the page's thread, keeps its result and returns its
+        /// summary row. `progress` is as for [`run_clock`].
+        pub fn run_here(
+            &mut self,
+            id: &str,
+            fit: bool,
+            progress: Function,
+        ) -> Result<JsValue, JsError> {
+            let id = ClockId::parse(id).map_err(js_err)?;
+            let settings = self.session.settings().map_err(js_err)?.clone();
+            let entry = self.session.entry(id).clone();
+            let report =
+                measure(&entry, &settings, fit, None, &mut observer(&progress)).map_err(js_err)?;
+            to_js(&self.session.add_measured(id, report))
+        }
+
+        /// Keeps the report the worker measured for clock `id`; returns its summary row.
+        pub fn add_result(&mut self, id: &str, report: JsValue) -> Result<JsValue, JsError> {
+            let id = ClockId::parse(id).map_err(js_err)?;
+            let report: ClockReport = from_js(report, "clock report")?;
+            to_js(&self.session.add_from_worker(id, report))
+        }
+
+        /// Records that clock `id` could not be measured; returns its summary row.
+        pub fn add_failure(&mut self, id: &str, message: &str) -> Result<JsValue, JsError> {
+            let id = ClockId::parse(id).map_err(js_err)?;
+            to_js(&self.session.add_failure(id, message))
+        }
+
+        /// The tick of sampled clock `id` from readings in its raw unit taken over
+        /// `elapsed_s`; keeps it and returns its summary row.
+        pub fn add_readings(
+            &mut self,
+            id: &str,
+            readings: Vec<f64>,
+            elapsed_s: f64,
+        ) -> Result<JsValue, JsError> {
+            let id = ClockId::parse(id).map_err(js_err)?;
+            let row = self
+                .session
+                .add_readings(id, &readings, elapsed_s)
+                .map_err(js_err)?;
+            to_js(&row)
+        }
+
+        /// Assembles the run's report (kept here) from what the page knows of itself:
+        /// `{cpus, hidden_during_run}`.
+        pub fn finish(&mut self, facts: JsValue) -> Result<(), JsError> {
+            let mut facts: PageFacts = from_js(facts, "page facts")?;
+            facts.created_unix_ms = Some(js_sys::Date::now() as u64);
+            self.session.finish(&facts);
+            Ok(())
+        }
+
+        /// The summary rows of the run so far: `[{id, row}]`.
+        pub fn rows(&self) -> Result<JsValue, JsError> {
+            #[derive(Serialize)]
+            struct Row {
+                id: ClockId,
+                row: SummaryRow,
             }
+            let rows: Vec<Row> = self
+                .session
+                .rows()
+                .into_iter()
+                .map(|(id, row)| Row { id, row })
+                .collect();
+            to_js(&rows)
         }
-        let budget = ticklab::run::Budget::new(settings.sample_s, 1_000_000).map_err(js_err)?;
-        let stop = if elapsed_s + 1e-3 >= settings.sample_s {
-            Stop::Time
-        } else {
-            Stop::Samples
-        };
-        match tick::from_readings(
-            &entry.info,
-            &counts,
-            elapsed_s,
-            stop,
-            &TickOptions::new(budget),
-        ) {
-            Ok(mut t) => {
-                if bad > 0 {
-                    t.caveats.push(format!(
-                        "{bad} readings were not finite non-negative times; left out"
-                    ));
-                }
-                report.tick = Some(t);
-            }
-            Err(e) => report.errors.push(ticklab::report::ExperimentError {
-                experiment: "tick".into(),
-                message: e.to_string(),
-            }),
+
+        /// The clocks with plots to show: `[[id, name]]`.
+        pub fn detail_choices(&self) -> Result<JsValue, JsError> {
+            to_js(&self.session.with_detail())
         }
-        to_js(&report)
-    }
 
-    /// What the page adds to a report of its own.
-    #[derive(serde::Deserialize, Default)]
-    #[serde(default)]
-    struct PageFacts {
-        cpus: Option<u32>,
-        hidden_during_run: Option<bool>,
-        notes: Vec<String>,
-    }
-
-    /// A report of the page's clocks, the same schema as `ticklab run --json`.
-    #[wasm_bindgen]
-    pub fn make_report(ctx: JsValue, facts: JsValue, clocks: JsValue) -> Result<JsValue, JsError> {
-        let ctx: Context = from_js(ctx, "context")?;
-        let facts: PageFacts = from_js(facts, "page facts")?;
-        let clocks: Vec<ClockReport> = from_js(clocks, "clock reports")?;
-        let mut notes = facts.notes;
-        if facts.hidden_during_run == Some(true) {
-            notes.push(
-                "the page was hidden during the run: browsers throttle hidden pages, so the \
-                 sampled clocks and timings may be off"
-                    .into(),
-            );
+        /// The sentences and views of clock `id`'s result, or null.
+        pub fn detail(&self, id: &str) -> Result<JsValue, JsError> {
+            let id = ClockId::parse(id).map_err(js_err)?;
+            to_js(&self.session.detail(id))
         }
-        let env = Environment {
-            platform: Some(Platform::Browser),
-            arch: Some("wasm32".into()),
-            user_agent: Some(ctx.user_agent.clone()),
-            cross_origin_isolated: Some(ctx.isolated),
-            cpus: facts.cpus,
-            hidden_during_run: facts.hidden_during_run,
-            created_unix_ms: Some(js_sys::Date::now() as u64),
-            notes,
-            ..Default::default()
-        };
-        let mut r = Report::new(env);
-        r.clocks = clocks;
-        to_js(&r)
+
+        /// Draws `view` ("raw", "sorted", "diff_sorted", "histogram", "edges", "overhead",
+        /// "fit", "excess"; `fit` picks the fit) of clock `id` on `canvas`.
+        pub fn draw(
+            &self,
+            canvas: HtmlCanvasElement,
+            id: &str,
+            view: &str,
+            fit: usize,
+        ) -> Result<(), JsError> {
+            let id = ClockId::parse(id).map_err(js_err)?;
+            let view = View::parse(view, fit).map_err(js_err)?;
+            let c = self
+                .session
+                .result(id)
+                .ok_or_else(|| js_err(format!("{}: not measured", id.as_str())))?;
+            let backend = CanvasBackend::with_canvas_object(canvas)
+                .ok_or_else(|| js_err("the canvas has no 2D context"))?;
+            let root = backend.into_drawing_area();
+            root.fill(&WHITE)
+                .map_err(|e| js_err(ticklab_plot::fail(e)))?;
+            ticklab_plot::draw(&root, c, view).map_err(js_err)?;
+            root.present().map_err(|e| js_err(ticklab_plot::fail(e)))
+        }
+
+        /// The run's report as JSON text, for Export.
+        pub fn export_json(&mut self) -> Result<String, JsError> {
+            self.session.export_json().map_err(js_err)
+        }
+
+        /// Every table and plot's data as CSV, for Export: `[{name, csv}]`.
+        pub fn export_csv(&mut self) -> Result<JsValue, JsError> {
+            to_js(&self.session.export_csv().map_err(js_err)?)
+        }
+
+        /// Reads a native report (from `ticklab run --json`, the server, or an export) to
+        /// compare with, refusing malformed, foreign and oversized ones with a message; says
+        /// what it holds. The browser's JSON parser reads the text: a second JSON reader in
+        /// the module would cost the page a fifth of its weight.
+        pub fn import_native(&mut self, text: &str, from: &str) -> Result<String, JsError> {
+            let r =
+                parse_report(text).map_err(|e| js_err(format!("Could not read {from}: {e}")))?;
+            Ok(self.session.import_native(r, from))
+        }
+
+        /// The page's clocks and the native report's, finest tick first: `[{place, row}]`.
+        pub fn compare(&self) -> Result<JsValue, JsError> {
+            to_js(&self.session.compare())
+        }
+
+        /// What crossed the boundary so far: `{reports_out, clocks_in, clocks_out,
+        /// native_imports}`.
+        pub fn crossings(&self) -> Result<JsValue, JsError> {
+            to_js(&self.session.crossings())
+        }
     }
 
-    /// The report as JSON text, checked against the schema on the way.
-    #[wasm_bindgen]
-    pub fn report_json(report: JsValue) -> Result<String, JsError> {
-        let r: Report = from_js(report, "report")?;
-        r.to_json().map_err(js_err)
-    }
-
-    /// Reads a report (from `ticklab run --json`, the server, or an export), refusing
-    /// malformed, foreign and oversized ones with a message. The browser's JSON parser reads
-    /// the text: a second JSON reader in the module would cost the page a fifth of its
-    /// weight.
-    #[wasm_bindgen]
-    pub fn import_report(text: &str) -> Result<JsValue, JsError> {
+    fn parse_report(text: &str) -> Result<Report, ticklab::Error> {
         use ticklab::report::Version;
-        let report_err = |m: String| js_err(ticklab::Error::Report(m));
-        Report::check_size(text.len()).map_err(js_err)?;
+        Report::check_size(text.len())?;
         let v = js_sys::JSON::parse(text).map_err(|e| {
             let why = e
                 .dyn_ref::<js_sys::Error>()
                 .map_or_else(|| "unreadable".to_string(), |e| String::from(e.message()));
-            report_err(format!("not JSON: {why}"))
+            ticklab::Error::Report(format!("not JSON: {why}"))
         })?;
         let field = if v.is_object() {
             Reflect::get(&v, &"schema_version".into()).unwrap_or(JsValue::UNDEFINED)
@@ -501,82 +572,17 @@ mod web {
                 _ => Version::NotWhole,
             }
         };
-        Report::check_version(version).map_err(js_err)?;
-        let r: Report = serde_wasm_bindgen::from_value(v)
-            .map_err(|e| report_err(format!("malformed report: {e}")))?;
-        to_js(&r)
-    }
-
-    /// Every table and plot's data as CSV: `[{name, csv}]`.
-    #[wasm_bindgen]
-    pub fn csv_tables(report: JsValue) -> Result<JsValue, JsError> {
-        let r: Report = from_js(report, "report")?;
-        to_js(&ticklab::export::tables(&r))
-    }
-
-    /// Draws `view` of a clock's report on `canvas`: "raw", "sorted", "diff_sorted",
-    /// "histogram", "edges", "overhead", "fit" or "excess" (`fit` picks the fit).
-    #[wasm_bindgen]
-    pub fn draw(
-        canvas: HtmlCanvasElement,
-        clock: JsValue,
-        view: &str,
-        fit: usize,
-    ) -> Result<(), JsError> {
-        let c: ClockReport = from_js(clock, "clock report")?;
-        let backend = CanvasBackend::with_canvas_object(canvas)
-            .ok_or_else(|| js_err("the canvas has no 2D context"))?;
-        let root = backend.into_drawing_area();
-        root.fill(&WHITE).map_err(|e| js_err(format!("{e:?}")))?;
-        let need = |what: &str| js_err(format!("{}: no {what} result to draw", c.info.name));
-        let drawn = match view {
-            "raw" | "sorted" | "diff_sorted" | "histogram" | "edges" => {
-                let t = c.tick.as_ref().ok_or_else(|| need("tick"))?;
-                let s = ticklab_plot::Scale::for_counts(t.ns_per_count);
-                let src = if view == "edges" {
-                    &t.edge_intervals
-                } else {
-                    &t.timings_sample
-                };
-                let mut v: Vec<f64> = src.iter().map(|&x| x as f64 * s.factor).collect();
-                if v.is_empty() {
-                    // A sampled clock has no dithered timings; its intervals are the data.
-                    v = t
-                        .edge_intervals
-                        .iter()
-                        .map(|&x| x as f64 * s.factor)
-                        .collect();
-                }
-                let levels: Vec<f64> = t.bands.iter().map(|b| b.level * s.factor).collect();
-                match view {
-                    "raw" => ticklab_plot::raw_banded(&root, &v, &levels, s.unit),
-                    "edges" => ticklab_plot::raw(&root, &v, s.unit),
-                    "sorted" => ticklab_plot::sorted(&root, &v, s.unit),
-                    "diff_sorted" => ticklab_plot::diff_sorted(&root, &v, s.unit),
-                    _ => ticklab_plot::histogram(&root, &v, 60, s.unit),
-                }
-            }
-            "overhead" => {
-                ticklab_plot::overhead(&root, c.overhead.as_ref().ok_or_else(|| need("overhead"))?)
-            }
-            "fit" | "excess" => {
-                let f = c.fits.get(fit).ok_or_else(|| need("fit"))?;
-                if view == "fit" {
-                    ticklab_plot::fit(&root, f)
-                } else {
-                    ticklab_plot::excess(&root, f)
-                }
-            }
-            other => return Err(js_err(format!("no view '{other}'"))),
-        };
-        drawn.map_err(js_err)?;
-        root.present().map_err(|e| js_err(format!("{e:?}")))
+        Report::check_version(version)?;
+        serde_wasm_bindgen::from_value(v)
+            .map_err(|e| ticklab::Error::Report(format!("malformed report: {e}")))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use catalogue::{ClockId, Context};
+    use settings::RawSettings;
 
     #[test]
     fn ulp_of_epoch_milliseconds_is_a_quarter_microsecond() {
@@ -589,7 +595,7 @@ mod tests {
     fn main_thread_budgets_are_a_quarter_within_75_ms_and_simulations_never_fit() {
         let ctx = Context::default();
         let s = Settings::parse(&RawSettings::default()).unwrap();
-        let (main, _) = check(&ctx, "performance.now-main", &RawSettings::default()).unwrap();
+        let main = catalogue::entry(&ctx, ClockId::PerformanceNowMain);
         let p = plan_for(&main, &s, true).unwrap();
         assert_eq!(p.tick.budget.time_s, s.tick_s * 0.25);
         assert!(p.fits.is_empty());
@@ -603,8 +609,7 @@ mod tests {
         let p = plan_for(&main, &long, true).unwrap();
         let held = p.tick.budget.time_s + p.overhead.map_or(0.0, |o| o.budget.time_s);
         assert!(held <= MAIN_THREAD_S + 1e-12, "{held}");
-        let sim = catalogue::entry(&ctx, "sim-jiffy").unwrap();
+        let sim = catalogue::entry(&ctx, ClockId::SimJiffy);
         assert!(plan_for(&sim, &s, true).unwrap().fits.is_empty());
-        assert!(check(&ctx, "nope", &RawSettings::default()).is_err());
     }
 }

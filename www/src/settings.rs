@@ -1,6 +1,6 @@
 //! The page's form, checked here so every bad field gets a message that names it.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use ticklab::fit::FitOptions;
 use ticklab::lab::Plan;
 use ticklab::overhead::OverheadOptions;
@@ -24,8 +24,8 @@ pub struct RawSettings {
     pub workload: String,
 }
 
-/// The form, checked.
-#[derive(Clone, Debug, PartialEq)]
+/// The form, checked: parsed once on the page and handed to the worker as it is.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Settings {
     /// Seconds for the tick experiment.
     pub tick_s: f64,

@@ -6,7 +6,7 @@
 use serde::Serialize;
 use ticklab::report::{ClockReport, Report};
 use ticklab::run::{quiet, Flow, Progress};
-use ticklab_www::catalogue::{self, Browser, Context};
+use ticklab_www::catalogue::{self, Browser, ClockId, Context};
 use ticklab_www::settings::{RawSettings, Settings};
 use wasm_bindgen_test::*;
 
@@ -35,7 +35,7 @@ fn settings(tick_s: &str) -> Settings {
 
 fn run(id: &str, s: &Settings) -> ClockReport {
     let ctx = context();
-    let entry = catalogue::entry(&ctx, id).unwrap();
+    let entry = catalogue::entry(&ctx, ClockId::parse(id).unwrap());
     let mut obs = |p: &Progress<'_>| -> Flow { quiet(p) };
     ticklab_www::measure(&entry, s, false, None, &mut obs).unwrap()
 }
@@ -90,18 +90,27 @@ fn the_report_has_the_native_json_shape() {
     s.fit_s = 0.2;
     let clock = run("sim-chromium", &s);
     assert_eq!(clock.tick.as_ref().and_then(|t| t.tick_ns), Some(100_000.0));
-    // Across the boundary as the page does it, then to JSON as the export does it.
+    // Across the boundary as the worker hands it to the page's lab, then to JSON as the
+    // export does it; nothing else crosses.
+    let js = |e: wasm_bindgen::JsError| wasm_bindgen::JsValue::from(e);
     let ctx = serde_wasm_bindgen::to_value(&context()).unwrap();
-    let clocks = clock
+    let mut lab = ticklab_www::Lab::new(ctx).map_err(js).unwrap();
+    let clock_js = clock
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
         .unwrap();
-    let clocks = js_sys::Array::of1(&clocks);
-    let report = ticklab_www::make_report(ctx, js_sys::Object::new().into(), clocks.into())
-        .map_err(wasm_bindgen::JsValue::from)
+    lab.add_result("sim-chromium", clock_js)
+        .map_err(js)
         .unwrap();
-    let json = ticklab_www::report_json(report)
-        .map_err(wasm_bindgen::JsValue::from)
+    lab.finish(js_sys::Object::new().into())
+        .map_err(js)
         .unwrap();
+    let crossed = |lab: &ticklab_www::Lab| -> serde_json::Value {
+        serde_wasm_bindgen::from_value(lab.crossings().map_err(js).unwrap()).unwrap()
+    };
+    assert_eq!(crossed(&lab)["reports_out"], 0);
+    assert_eq!(crossed(&lab)["clocks_in"], 1);
+    let json = lab.export_json().map_err(js).unwrap();
+    assert_eq!(crossed(&lab)["reports_out"], 1);
     let back = Report::from_json(&json).unwrap();
     assert_eq!(back.clocks[0], clock);
     // The same keys, at every level, as a report the native command writes.

@@ -1687,7 +1687,7 @@ mod tests {
 
     #[test]
     fn radix_sort_sorts() {
-        let mut rng = crate::synthetic::SplitMix64::new(3);
+        let mut rng = crate::rng::SplitMix64::new(3);
         let mut v: Vec<u64> = (0..10_000)
             .map(|i| match i % 3 {
                 0 => (1.0 + rng.unit() * 1e6).to_bits(),

@@ -5,6 +5,7 @@ pub mod formats;
 use std::io::Read;
 
 use serde::Serialize;
+use ticklab::present;
 use ticklab::stats::{self, Band};
 use ticklab::tick::{self, EstimatorOptions, Method, Quantum, TickEstimate};
 
@@ -40,7 +41,7 @@ fn ns_per_unit(u: Option<Unit>) -> Option<f64> {
 /// not known.
 fn duration(v: f64, u: Option<Unit>) -> String {
     match ns_per_unit(u) {
-        Some(f) => output::ns(v * f),
+        Some(f) => present::duration(v * f),
         None => format!("{v} {}", unit_name(u)),
     }
 }
@@ -416,13 +417,7 @@ struct ManyReport<'a> {
 }
 
 fn method_word(e: &TickEstimate) -> &'static str {
-    match e.method {
-        Method::ExactGcd => "exact gcd",
-        Method::Robust => "robust",
-        Method::BestEffort => "best effort",
-        Method::Precision => "the data's precision",
-        Method::NoTick => "no tick",
-    }
+    present::method_label(e.method)
 }
 
 /// The tick as a person reads it: "41.67 ns = 125/3 ns", "at most 1.000 ms", "none".
@@ -540,15 +535,7 @@ fn detail(a: &SeriesAnalysis) -> String {
 }
 
 fn overview(an: &Analysis) -> String {
-    let mut t = Table::new(&[
-        "series",
-        "format",
-        "values",
-        "tick",
-        "explains",
-        "shortest",
-        "Rule of 100 asks",
-    ]);
+    let mut t = Table::of("series|format|values|tick|explains|shortest|Rule of 100 asks");
     let rows = an.series.iter().chain(an.combined.as_ref());
     for a in rows {
         let s = &a.series;

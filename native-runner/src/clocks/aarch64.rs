@@ -32,27 +32,31 @@ fn frequency() -> u64 {
     f
 }
 
-pub fn add(out: &mut Vec<Entry>, freqs: &mut Vec<CounterFrequency>) {
-    let hz = frequency();
-    let period =
-        Ratio::new(1_000_000_000, hz).map_or(CountPeriod::Unknown, |ns| CountPeriod::Exact { ns });
-    freqs.push(CounterFrequency {
+/// The counter's frequency as cntfrq_el0 claims it (it is exact by the architecture).
+pub fn frequency_facts() -> CounterFrequency {
+    CounterFrequency {
         clock: "cntvct_el0".into(),
         measured_hz: None,
         against: None,
         claims: vec![FrequencyClaim {
-            hz: hz as f64,
+            hz: frequency() as f64,
             source: "cntfrq_el0".into(),
         }],
         invariant: Some(true),
-    });
+    }
+}
+
+pub fn add(out: &mut Vec<Entry>) {
+    let hz = frequency();
+    let period =
+        Ratio::new(1_000_000_000, hz).map_or(CountPeriod::Unknown, |ns| CountPeriod::Exact { ns });
     let mut info = ClockInfo::new("cntvct_el0", ClockKind::Counter, period)
         .with_description("aarch64 virtual counter (isb; mrs cntvct_el0)");
     if hz > 0 {
         info = info.with_claim(1e9 / hz as f64, "cntfrq_el0: one count");
     }
-    out.push(Entry {
-        info: info.clone(),
-        clock: Ok(NativeClock::Cntvct(Cntvct { info })),
-    });
+    out.push(Entry::ready(
+        info.clone(),
+        NativeClock::Cntvct(Cntvct { info }),
+    ));
 }

@@ -43,18 +43,18 @@ pub fn add(out: &mut Vec<Entry>) {
     if let Some(ns) = period.ns_per_count() {
         info = info.with_claim(ns, "mach_timebase_info: one count");
     }
-    out.push(Entry {
-        info: info.clone(),
-        clock: Ok(NativeClock::Mach(MachClock { info, which: 0 })),
-    });
+    out.push(Entry::ready(
+        info.clone(),
+        NativeClock::Mach(MachClock { info, which: 0 }),
+    ));
     let info = ClockInfo::new(
         "clock_gettime_nsec_np",
         ClockKind::Monotonic,
         CountPeriod::NANOSECOND,
     )
     .with_description("clock_gettime_nsec_np(CLOCK_UPTIME_RAW)");
-    out.push(Entry {
-        info: info.clone(),
-        clock: Ok(NativeClock::Mach(MachClock { info, which: 1 })),
-    });
+    out.push(Entry::ready(
+        info.clone(),
+        NativeClock::Mach(MachClock { info, which: 1 }),
+    ));
 }

@@ -95,29 +95,58 @@ impl NativeClock {
     }
 }
 
+/// Makes a clock when it is first used: calibrations (the TSC's frequency, an interpolated
+/// clock's reads per tick) cost time that `list` and other clocks should not pay.
+pub type Opener = Box<dyn FnOnce() -> Result<NativeClock, String>>;
+
 /// A clock of the catalogue: runnable here, or the reason it is not.
 pub struct Entry {
-    /// What is known about it (for an unavailable clock, what would be).
+    /// What is known about it before it is opened (for an unavailable clock, what would
+    /// be); a calibrated clock knows its count's length only once opened.
     pub info: ClockInfo,
-    /// The clock, or why it cannot run here.
-    pub clock: Result<NativeClock, String>,
+    /// How to open the clock, or why it cannot run here.
+    pub clock: Result<Opener, String>,
 }
 
-/// Every clock the lab knows, in a fixed order, and what was learnt of counter frequencies.
-pub fn catalogue() -> (Vec<Entry>, Vec<CounterFrequency>) {
+impl Entry {
+    /// A clock made already (making it cost nothing worth deferring).
+    pub fn ready(info: ClockInfo, clock: NativeClock) -> Self {
+        Self::lazy(info, move || Ok(clock))
+    }
+
+    /// A clock made by `open` when it is used.
+    pub fn lazy(
+        info: ClockInfo,
+        open: impl FnOnce() -> Result<NativeClock, String> + 'static,
+    ) -> Self {
+        Self {
+            info,
+            clock: Ok(Box::new(open)),
+        }
+    }
+
+    /// The clock, made now, or why it cannot run here.
+    pub fn open(self) -> (ClockInfo, Result<NativeClock, String>) {
+        let clock = self.clock.and_then(|open| open());
+        (self.info, clock)
+    }
+}
+
+/// Every clock the lab knows, in a fixed order. Nothing is calibrated until a clock is
+/// opened.
+pub fn catalogue() -> Vec<Entry> {
     let mut out = Vec::new();
-    let mut freqs = Vec::new();
     #[cfg(unix)]
     posix::add(&mut out);
     out.push(std_clock::entry());
     #[cfg(target_arch = "x86_64")]
-    x86_64::add(&mut out, &mut freqs);
+    x86_64::add(&mut out);
     #[cfg(not(target_arch = "x86_64"))]
     for name in ["rdtsc", "rdtscp", "lfence+rdtsc"] {
         out.push(unavailable(name, ClockKind::Counter, "not an x86-64 CPU"));
     }
     #[cfg(target_arch = "aarch64")]
-    aarch64::add(&mut out, &mut freqs);
+    aarch64::add(&mut out);
     #[cfg(not(target_arch = "aarch64"))]
     out.push(unavailable(
         "cntvct_el0",
@@ -132,7 +161,18 @@ pub fn catalogue() -> (Vec<Entry>, Vec<CounterFrequency>) {
     }
     out.extend(std_clock::clamps());
     out.push(std_clock::interpolated());
-    (out, freqs)
+    out
+}
+
+/// What is known of the hardware counters' frequencies: claims always, a measurement once a
+/// clock of the counter has been opened.
+pub fn frequencies() -> Vec<CounterFrequency> {
+    #[cfg(target_arch = "x86_64")]
+    return vec![x86_64::frequency()];
+    #[cfg(target_arch = "aarch64")]
+    return vec![aarch64::frequency_facts()];
+    #[allow(unreachable_code)]
+    Vec::new()
 }
 
 /// A catalogue entry for a clock that cannot run here.

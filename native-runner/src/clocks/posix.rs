@@ -222,10 +222,10 @@ pub fn add(out: &mut Vec<Entry>) {
         if unsafe { libc::clock_getres(id, &mut ts) } == 0 {
             info = info.with_claim(timespec_ns(&ts) as f64, "clock_getres");
         }
-        out.push(Entry {
-            info: info.clone(),
-            clock: Ok(NativeClock::Gettime(Gettime { info, id })),
-        });
+        out.push(Entry::ready(
+            info.clone(),
+            NativeClock::Gettime(Gettime { info, id }),
+        ));
     }
     let us = CountPeriod::Exact {
         ns: Ratio { num: 1000, den: 1 },
@@ -292,9 +292,9 @@ pub fn add(out: &mut Vec<Entry>) {
         if ck == ClockKind::Wall {
             info = info.non_monotonic();
         }
-        out.push(Entry {
-            info: info.clone(),
-            clock: Ok(NativeClock::Posix(PosixClock { info, kind })),
-        });
+        out.push(Entry::ready(
+            info.clone(),
+            NativeClock::Posix(PosixClock { info, kind }),
+        ));
     }
 }

@@ -58,19 +58,18 @@ pub fn interpolated_over(style: ClampStyle) -> ticklab::Result<InterpolatedClamp
     Interpolated::calibrate(base, 100_000, &mut sw, INTERPOLATION_CALIBRATION_S)
 }
 
-/// The catalogue's interpolated clock, over a plain (unjittered) 100 µs clamp of Instant.
+/// The catalogue's interpolated clock, over a plain (unjittered) 100 µs clamp of Instant;
+/// its calibration runs when it is opened.
 pub fn interpolated() -> Entry {
     const NAME: &str = "interpolated 100us clamp";
-    match interpolated_over(ClampStyle::Firefox) {
-        Ok(mut c) => {
-            c.info_mut().name = NAME.into();
-            Entry {
-                info: c.info().clone(),
-                clock: Ok(NativeClock::Interpolated(Box::new(c))),
-            }
-        }
-        Err(e) => super::unavailable(NAME, ClockKind::Synthetic, &e.to_string()),
-    }
+    let info = ClockInfo::new(NAME, ClockKind::Synthetic, CountPeriod::Unknown).with_description(
+        "reads of a plain 100 µs clamp over Instant counted between its edges (calibrated when run)",
+    );
+    Entry::lazy(info, || {
+        let mut c = interpolated_over(ClampStyle::Firefox).map_err(|e| e.to_string())?;
+        c.info_mut().name = NAME.into();
+        Ok(NativeClock::Interpolated(Box::new(c)))
+    })
 }
 
 /// Chromium's 100 µs and Firefox's 1 ms jittered clamps over Instant.
@@ -86,10 +85,7 @@ pub fn clamps() -> Vec<Entry> {
             Ok(mut c) => {
                 c.info_mut().name = name.into();
                 c.info_mut().description.push_str(", over Instant");
-                Entry {
-                    info: c.info().clone(),
-                    clock: Ok(NativeClock::Clamp(Box::new(c))),
-                }
+                Entry::ready(c.info().clone(), NativeClock::Clamp(Box::new(c)))
             }
             Err(e) => super::unavailable(name, ClockKind::Synthetic, &e.to_string()),
         }
@@ -99,8 +95,5 @@ pub fn clamps() -> Vec<Entry> {
 
 pub fn entry() -> Entry {
     let c = instant();
-    Entry {
-        info: c.info.clone(),
-        clock: Ok(NativeClock::Instant(c)),
-    }
+    Entry::ready(c.info.clone(), NativeClock::Instant(c))
 }

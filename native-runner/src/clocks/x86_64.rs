@@ -3,6 +3,7 @@
 //! beside it, what /proc/cpuinfo and cpuid claim.
 
 use std::arch::x86_64::{__cpuid, __rdtscp, _mm_lfence, _rdtsc};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use ticklab::clock::{Clock, ClockInfo, ClockKind, CountPeriod};
@@ -123,57 +124,101 @@ fn claims() -> (Vec<FrequencyClaim>, Option<bool>, bool) {
     (claims, invariant, rdtscp)
 }
 
-pub fn add(out: &mut Vec<Entry>, freqs: &mut Vec<CounterFrequency>) {
-    let (claims, invariant, has_rdtscp) = claims();
-    let hz = measure_hz();
-    let against = format!("CLOCK_MONOTONIC_RAW over {} ms", CALIBRATION.as_millis());
-    freqs.push(CounterFrequency {
+/// What the counter is, learnt once per process (quanta's calibrate-once): the claims and
+/// rdtscp's presence at once, the measured frequency when a TSC clock is first opened.
+struct Facts {
+    claims: Vec<FrequencyClaim>,
+    invariant: Option<bool>,
+    has_rdtscp: bool,
+}
+
+fn facts() -> &'static Facts {
+    static FACTS: OnceLock<Facts> = OnceLock::new();
+    FACTS.get_or_init(|| {
+        let (claims, invariant, has_rdtscp) = claims();
+        Facts {
+            claims,
+            invariant,
+            has_rdtscp,
+        }
+    })
+}
+
+static MEASURED: OnceLock<Option<f64>> = OnceLock::new();
+
+fn against() -> String {
+    format!("CLOCK_MONOTONIC_RAW over {} ms", CALIBRATION.as_millis())
+}
+
+/// The counter's frequency: the claims, and the measurement once one has been made.
+pub fn frequency() -> CounterFrequency {
+    let f = facts();
+    let measured = MEASURED.get().copied().flatten();
+    CounterFrequency {
         clock: "TSC".into(),
-        measured_hz: hz,
-        against: Some(against.clone()),
-        claims,
-        invariant,
-    });
-    let period = match hz {
-        Some(hz) => CountPeriod::Calibrated {
-            ns: 1e9 / hz,
-            against,
-        },
-        None => CountPeriod::Unknown,
-    };
-    let invariant_note = match invariant {
+        measured_hz: measured,
+        against: measured.map(|_| against()),
+        claims: f.claims.clone(),
+        invariant: f.invariant,
+    }
+}
+
+fn invariant_note() -> &'static str {
+    match facts().invariant {
         Some(true) => "invariant TSC",
         Some(false) => "TSC not invariant: its rate may change with power states",
         None => "TSC invariance unknown",
+    }
+}
+
+/// The clock's description before calibration, and its info once calibrated.
+fn info(name: &str, how: &str, calibrated: bool) -> ClockInfo {
+    let period = match calibrated
+        .then(|| *MEASURED.get_or_init(measure_hz))
+        .flatten()
+    {
+        Some(hz) => CountPeriod::Calibrated {
+            ns: 1e9 / hz,
+            against: against(),
+        },
+        None => CountPeriod::Unknown,
     };
-    let make = |name: &str, how: &str| {
-        let info = ClockInfo::new(name, ClockKind::Counter, period.clone())
-            .with_description(format!("{how}; {invariant_note}"));
-        match period.ns_per_count() {
-            Some(ns) => info.with_claim(ns, "one count of the counter"),
-            None => info,
-        }
-    };
-    let info = make("rdtsc", "time-stamp counter, unserialised read");
-    out.push(Entry {
-        info: info.clone(),
-        clock: Ok(NativeClock::Rdtsc(Tsc::<0> { info })),
-    });
-    let info = make(
+    let info = ClockInfo::new(name, ClockKind::Counter, period.clone())
+        .with_description(format!("{how}; {}", invariant_note()));
+    match period.ns_per_count() {
+        Some(ns) => info.with_claim(ns, "one count of the counter"),
+        None => info,
+    }
+}
+
+pub fn add(out: &mut Vec<Entry>) {
+    const RDTSC: (&str, &str) = ("rdtsc", "time-stamp counter, unserialised read");
+    const RDTSCP: (&str, &str) = (
         "rdtscp",
         "time-stamp counter, waits for earlier instructions",
     );
-    out.push(Entry {
-        info: info.clone(),
-        clock: if has_rdtscp {
-            Ok(NativeClock::Rdtscp(Tsc::<1> { info }))
-        } else {
-            Err("this CPU has no rdtscp".into())
-        },
+    const LFENCE: (&str, &str) = ("lfence+rdtsc", "lfence; rdtsc: serialised read");
+    out.push(Entry::lazy(info(RDTSC.0, RDTSC.1, false), || {
+        Ok(NativeClock::Rdtsc(Tsc::<0> {
+            info: info(RDTSC.0, RDTSC.1, true),
+        }))
+    }));
+    let rdtscp = info(RDTSCP.0, RDTSCP.1, false);
+    out.push(if facts().has_rdtscp {
+        Entry::lazy(rdtscp, || {
+            Ok(NativeClock::Rdtscp(Tsc::<1> {
+                info: info(RDTSCP.0, RDTSCP.1, true),
+            }))
+        })
+    } else {
+        Entry {
+            info: rdtscp,
+            clock: Err("this CPU has no rdtscp".into()),
+        }
     });
-    let info = make("lfence+rdtsc", "lfence; rdtsc: serialised read");
-    out.push(Entry {
-        info: info.clone(),
-        clock: Ok(NativeClock::LfenceRdtsc(Tsc::<2> { info })),
-    });
+    out.push(Entry::lazy(info(LFENCE.0, LFENCE.1, false), || {
+        Ok(NativeClock::LfenceRdtsc(Tsc::<2> {
+            info: info(LFENCE.0, LFENCE.1, true),
+        }))
+    }));
 }

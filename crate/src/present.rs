@@ -1,0 +1,454 @@
+//! Results in words and numbers for people: the one place both front ends take them from.
+//!
+//! Durations with their unit, the verdict and method labels, every caveat and note of a
+//! clock, the summary row and the sentences under the plots. The command prints these, the
+//! CSV export names verdicts with [`verdict_key`], and the page shows what its wasm module
+//! hands over from here: JavaScript formats nothing.
+
+use serde::Serialize;
+
+use crate::clock::ClockKind;
+use crate::report::{ClockReport, CounterFrequency};
+use crate::tick::{Method, TickEstimate, Verdict};
+
+/// What stands where a figure cannot be given; a note says why.
+pub const DASH: &str = "-";
+
+/// A duration in a readable unit: "41.67 ns", "0.4089 ns", "100.000 µs", "4.000 ms",
+/// "1.000 s"; the dash for a value that is not finite.
+pub fn duration(ns: f64) -> String {
+    let a = ns.abs();
+    if !ns.is_finite() {
+        DASH.into()
+    } else if a >= 1e9 {
+        format!("{:.3} s", ns / 1e9)
+    } else if a >= 1e6 {
+        format!("{:.3} ms", ns / 1e6)
+    } else if a >= 1e3 {
+        format!("{:.3} µs", ns / 1e3)
+    } else if a >= 1.0 || a == 0.0 {
+        format!("{ns:.2} ns")
+    } else {
+        format!("{ns:.4} ns")
+    }
+}
+
+/// [`duration`], or the dash when there is none.
+pub fn opt_duration(ns: Option<f64>) -> String {
+    ns.map_or(DASH.into(), duration)
+}
+
+/// Counts of a clock whose count has no known length: "26 counts", "24.5000 counts".
+pub fn counts(x: f64) -> String {
+    if !x.is_finite() {
+        DASH.into()
+    } else if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{x:.0} counts")
+    } else if x.abs() >= 1e4 {
+        format!("{x:.1} counts")
+    } else {
+        format!("{x:.4} counts")
+    }
+}
+
+/// `counts` of a clock as a duration when each lasts `ns_per_count`, else in counts.
+pub fn counts_or_duration(x: f64, ns_per_count: Option<f64>) -> String {
+    match ns_per_count.filter(|p| p.is_finite()) {
+        Some(p) => duration(x * p),
+        None => counts(x),
+    }
+}
+
+/// A share as a percentage: "97.5%".
+pub fn percent(share: f64) -> String {
+    format!("{:.1}%", share * 100.0)
+}
+
+/// The verdict as the report's JSON and the CSV export spell it.
+pub fn verdict_key(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Matches => "matches",
+        Verdict::CoarserThanClaimed => "coarser_than_claimed",
+        Verdict::FinerThanClaimed => "finer_than_claimed",
+        Verdict::NoClaim => "no_claim",
+        Verdict::Unknown => "unknown",
+    }
+}
+
+/// The verdict in words.
+pub fn verdict_label(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Matches => "matches the claim",
+        Verdict::CoarserThanClaimed => "coarser than claimed",
+        Verdict::FinerThanClaimed => "finer than claimed",
+        Verdict::NoClaim => "nothing claimed",
+        Verdict::Unknown => "unknown",
+    }
+}
+
+/// How a tick was found, in words. The GCD is Krutar's ("Tuning a Timer"): exact when it
+/// divides every interval, robust when it divides nearly all far beyond chance.
+pub fn method_label(m: Method) -> &'static str {
+    match m {
+        Method::ExactGcd => "Krutar's GCD, exact",
+        Method::Robust => "Krutar's GCD, robust",
+        Method::BestEffort => "best effort",
+        Method::Precision => "the data's precision",
+        Method::NoTick => "no tick",
+    }
+}
+
+/// The kind of a clock in words.
+pub fn kind_label(k: ClockKind) -> &'static str {
+    match k {
+        ClockKind::Wall => "wall",
+        ClockKind::Monotonic => "monotonic",
+        ClockKind::ProcessCpu => "process CPU",
+        ClockKind::ThreadCpu => "thread CPU",
+        ClockKind::Counter => "counter",
+        ClockKind::Synthetic => "synthetic",
+    }
+}
+
+/// The tick as a person reads it: "10.02 ns (24.5 TSC counts)", "≤ 1.000 ms" for an upper
+/// bound, "none" when the values lie on no step, the dash when there is no tick result.
+/// `counters` are the report's measured counter frequencies, for the counts annotation.
+pub fn tick(c: &ClockReport, counters: &[CounterFrequency]) -> String {
+    let Some(t) = &c.tick else {
+        return DASH.into();
+    };
+    let e = &t.estimate;
+    if e.method == Method::NoTick {
+        return "none".into();
+    }
+    // An estimate that is not reliable is an upper bound: more data can only lower it.
+    let bound = if e.found() && e.reliable { "" } else { "≤ " };
+    let mut s = match t.tick_ns {
+        Some(v) => format!("{bound}{}", duration(v)),
+        None => format!("{bound}{}", counts(e.tick)),
+    };
+    if !e.found() {
+        return s;
+    }
+    // A tick of several counts of the clock's own counter, or of a measured counter (the
+    // TSC under CLOCK_MONOTONIC), in those counts; past a few hundred counts a whole
+    // number is a coincidence, not a step.
+    if c.info.kind == ClockKind::Counter && e.tick >= 2.0 {
+        if let Some(k) = e
+            .exact
+            .and_then(|x| whole_or_half(x.num as f64 / x.den as f64))
+        {
+            s.push_str(&format!(" ({k} counts)"));
+            return s;
+        }
+    }
+    if let Some(v) = t.tick_ns.filter(|_| e.reliable) {
+        for f in counters {
+            let Some(hz) = f.measured_hz.filter(|h| *h > 0.0) else {
+                continue;
+            };
+            let k = v * hz * 1e-9;
+            if f.clock == c.info.name || !(2.0..=256.0).contains(&k) {
+                continue;
+            }
+            if let Some(k) = whole_or_half(k) {
+                s.push_str(&format!(" ({k} {} counts)", short_name(&f.clock)));
+                break;
+            }
+        }
+    }
+    s
+}
+
+/// `k` written as a whole or half number of counts ("26", "24.5") when it is one to within
+/// a fiftieth of a count (a counter that steps 24 and 25 in turn moves 24.5 a tick);
+/// otherwise none: 2445.4 counts is no step of that counter.
+pub fn whole_or_half(k: f64) -> Option<String> {
+    let near = |x: f64| (x - x.round()).abs() <= 0.02;
+    if near(k) {
+        Some(format!("{}", k.round()))
+    } else if near(2.0 * k) {
+        Some(format!("{:.1}", (2.0 * k).round() / 2.0))
+    } else {
+        None
+    }
+}
+
+/// "TSC" for the rdtsc family's counter.
+fn short_name(counter: &str) -> &str {
+    if counter.contains("rdtsc") || counter == "TSC" {
+        "TSC"
+    } else {
+        counter
+    }
+}
+
+/// The claimed resolution, or the dash.
+pub fn claimed(c: &ClockReport) -> String {
+    opt_duration(c.info.claimed.as_ref().map(|c| c.ns))
+}
+
+/// The share of intervals the tick explains, or the dash.
+pub fn explains(c: &ClockReport) -> String {
+    c.tick
+        .as_ref()
+        .map_or(DASH.into(), |t| percent(t.estimate.share_explained))
+}
+
+/// The verdict of the tick against the claim, or the dash.
+pub fn verdict(c: &ClockReport) -> String {
+    c.tick
+        .as_ref()
+        .map_or(DASH.into(), |t| verdict_label(t.verdict).into())
+}
+
+/// The cost of one read, or the dash (a note says why).
+pub fn read_cost(c: &ClockReport) -> String {
+    match &c.overhead {
+        Some(o) if o.unusable.is_none() => match o.per_read_ns {
+            Some(ns) => duration(ns),
+            None => counts(o.per_read_counts),
+        },
+        _ => DASH.into(),
+    }
+}
+
+/// The shortest block worth timing (the Rule of 100), or the dash.
+pub fn min_block(c: &ClockReport) -> String {
+    match &c.overhead {
+        Some(o) if o.unusable.is_none() => match o.min_block_ns {
+            Some(ns) => duration(ns),
+            None => counts(o.min_block_counts),
+        },
+        _ => DASH.into(),
+    }
+}
+
+/// The least-values slope of the first fit per unit of work, or the dash.
+pub fn slope(c: &ClockReport) -> String {
+    c.fits.first().map_or(DASH.into(), |f| match f.slope_ns {
+        _ if f.unusable.is_some() => DASH.into(),
+        Some(s) => format!("{} per {}", duration(s), f.unit),
+        None => format!("{:.4} counts per {}", f.least_values.line.slope, f.unit),
+    })
+}
+
+/// Every note on a clock's result, in the order of the experiments: why it is unavailable,
+/// what failed, the tick's caveats, the read cost's and the fits'. Each figure shown as a
+/// dash has its note here.
+pub fn notes(c: &ClockReport) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    if let Some(r) = &c.unavailable_reason {
+        lines.push(format!("not available here: {r}"));
+    }
+    for e in &c.errors {
+        lines.push(format!("{} failed: {}", e.experiment, e.message));
+    }
+    if let Some(t) = &c.tick {
+        lines.extend(t.caveats.iter().cloned());
+        lines.extend(t.estimate.caveats.iter().cloned());
+    }
+    if let Some(o) = &c.overhead {
+        lines.extend(o.unusable.iter().cloned());
+        lines.extend(o.caveats.iter().cloned());
+        if !o.rule_met && o.unusable.is_none() {
+            lines.push(format!(
+                "overhead blocks shorter than the Rule of 100 asks: error up to {:.1}%",
+                o.block_error_bound * 100.0
+            ));
+        }
+    }
+    for f in &c.fits {
+        lines.extend(f.unusable.iter().cloned());
+        lines.extend(f.caveats.iter().cloned());
+    }
+    lines
+}
+
+/// A counter's frequency, measured and claimed: "TSC: 2445.406 MHz measured against …".
+pub fn frequency(f: &CounterFrequency) -> String {
+    let mut s = format!("{}: ", f.clock);
+    match (f.measured_hz, &f.against) {
+        (Some(hz), Some(a)) => s.push_str(&format!("{:.3} MHz measured against {a}", hz / 1e6)),
+        _ => s.push_str("frequency not measured (no clock of this counter ran)"),
+    }
+    for c in &f.claims {
+        s.push_str(&format!("; {:.3} MHz by {}", c.hz / 1e6, c.source));
+    }
+    if let Some(inv) = f.invariant {
+        s.push_str(if inv {
+            "; invariant"
+        } else {
+            "; not invariant"
+        });
+    }
+    s
+}
+
+/// The columns of [`SummaryRow::cells`].
+pub const SUMMARY_COLUMNS: [&str; 8] = [
+    "clock",
+    "claimed",
+    "tick",
+    "verdict",
+    "explains",
+    "read cost",
+    "min block",
+    "fit slope",
+];
+
+/// One clock's line of the summary, every cell in words, with its notes.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SummaryRow {
+    /// The cells under [`SUMMARY_COLUMNS`].
+    pub cells: Vec<String>,
+    /// Every note ([`notes`]).
+    pub notes: Vec<String>,
+    /// The tick in ns, for ordering; not shown.
+    pub tick_ns: Option<f64>,
+}
+
+impl SummaryRow {
+    /// The row of clock `c` of a report whose counters are `counters`. A clock that is not
+    /// available here says so where its tick would be, and has dashes for its figures.
+    pub fn new(c: &ClockReport, counters: &[CounterFrequency]) -> Self {
+        let cells = if c.available {
+            vec![
+                c.info.name.clone(),
+                claimed(c),
+                tick(c, counters),
+                verdict(c),
+                explains(c),
+                read_cost(c),
+                min_block(c),
+                slope(c),
+            ]
+        } else {
+            let mut cells = vec![DASH.to_string(); SUMMARY_COLUMNS.len()];
+            cells[0] = c.info.name.clone();
+            cells[1] = claimed(c);
+            cells[2] = "not available".into();
+            cells
+        };
+        Self {
+            cells,
+            notes: notes(c),
+            tick_ns: c.tick.as_ref().and_then(|t| t.tick_ns),
+        }
+    }
+
+    /// The cell under `column` of [`SUMMARY_COLUMNS`] ("tick", "read cost"...).
+    pub fn cell(&self, column: &str) -> &str {
+        SUMMARY_COLUMNS
+            .iter()
+            .position(|c| *c == column)
+            .and_then(|i| self.cells.get(i))
+            .map_or(DASH, String::as_str)
+    }
+}
+
+/// The tick result in a sentence, as the page writes it under the tick plots.
+pub fn tick_detail(c: &ClockReport, counters: &[CounterFrequency]) -> Option<String> {
+    let t = c.tick.as_ref()?;
+    let e: &TickEstimate = &t.estimate;
+    let smallest = counts_or_duration(e.smallest_nonzero, t.ns_per_count);
+    let diff_sort = e
+        .smallest_diff_sort
+        .map_or(DASH.into(), |d| counts_or_duration(d, t.ns_per_count));
+    let claim = match &c.info.claimed {
+        Some(k) => format!("{} by {}", duration(k.ns), k.source),
+        None => "nothing".into(),
+    };
+    Some(format!(
+        "Tick {} ({}; explains {} of {} intervals). Smallest difference {smallest}; smallest \
+         step of the sorted values {diff_sort}; Krutar's GCD over whole counts {}. Claimed: \
+         {claim}; {}. {} edges, {} timings in {:.2} s.",
+        tick(c, counters),
+        method_label(e.method),
+        percent(e.share_explained),
+        e.intervals,
+        counts_or_duration(t.exact_gcd as f64, t.ns_per_count),
+        verdict_label(t.verdict),
+        t.edges,
+        t.timings,
+        t.elapsed_s,
+    ))
+}
+
+/// The read cost in a sentence, as the page writes it under the overhead plot.
+pub fn overhead_detail(c: &ClockReport) -> Option<String> {
+    let o = c.overhead.as_ref()?;
+    Some(match &o.unusable {
+        Some(why) => format!("Read cost: {DASH} ({why})."),
+        None => format!(
+            "One read costs {} (the least over {} blocks of {} reads; median {}). Time nothing \
+             shorter than {} (the Rule of 100).",
+            read_cost(c),
+            o.blocks,
+            o.block_reads,
+            counts_or_duration(
+                o.distribution.median,
+                o.per_read_ns.map(|n| n / o.per_read_counts)
+            ),
+            min_block(c),
+        ),
+    })
+}
+
+/// The first fit in a sentence, as the page writes it under the fit plots.
+pub fn fit_detail(c: &ClockReport) -> Option<String> {
+    let f = c.fits.first()?;
+    Some(match &f.unusable {
+        Some(why) => format!("{}: slope {DASH} ({why}).", f.workload),
+        None => format!(
+            "{}: {} by the least-values fit; least squares says {} per {}. {} sizes, tick {}.",
+            f.workload,
+            slope(c),
+            match f.ols_slope_ns {
+                Some(s) => duration(s),
+                None => format!("{:.4} counts", f.ols.line.slope),
+            },
+            f.unit,
+            f.points.len(),
+            counts_or_duration(f.tick_counts, f.ns_per_count),
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::{ClockInfo, CountPeriod};
+
+    #[test]
+    fn durations_take_their_unit() {
+        assert_eq!(duration(41.666), "41.67 ns");
+        assert_eq!(duration(0.40891), "0.4089 ns");
+        assert_eq!(duration(100_000.0), "100.000 µs");
+        assert_eq!(duration(4e6), "4.000 ms");
+        assert_eq!(duration(1e9), "1.000 s");
+        assert_eq!(duration(f64::NAN), DASH);
+        assert_eq!(counts(26.0), "26 counts");
+        assert_eq!(counts(24.5), "24.5000 counts");
+    }
+
+    #[test]
+    fn half_counts_are_named_and_odd_fractions_are_not() {
+        assert_eq!(whole_or_half(24.49).as_deref(), Some("24.5"));
+        assert_eq!(whole_or_half(26.01).as_deref(), Some("26"));
+        assert_eq!(whole_or_half(2445.4), None);
+    }
+
+    #[test]
+    fn an_unavailable_clock_says_why_and_shows_dashes() {
+        let c = ClockReport::unavailable(
+            ClockInfo::new("x", ClockKind::Counter, CountPeriod::Unknown),
+            "not an x86-64 CPU",
+        );
+        let r = SummaryRow::new(&c, &[]);
+        assert_eq!(r.cell("tick"), "not available");
+        assert_eq!(r.cell("read cost"), DASH);
+        assert_eq!(r.notes, vec!["not available here: not an x86-64 CPU"]);
+        assert_eq!(r.cells.len(), SUMMARY_COLUMNS.len());
+    }
+}

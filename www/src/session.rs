@@ -1,0 +1,424 @@
+//! What the page's [`Lab`](crate::Lab) handle keeps in wasm memory between calls: the form,
+//! the results, the report, an imported native report, and the count of what crossed the
+//! boundary. Pure Rust, so it is tested natively; `lib.rs` only converts at the boundary.
+
+use serde::Serialize;
+use ticklab::export::Table;
+use ticklab::present::{self, SummaryRow};
+use ticklab::report::{ClockReport, Environment, ExperimentError, Platform, Report};
+use ticklab::run::{Budget, Stop};
+use ticklab::tick::{self, TickOptions};
+use ticklab_plot::View;
+
+use crate::catalogue::{self, ClockId, Context, Entry, Place};
+use crate::settings::{RawSettings, Settings};
+
+/// Whole reports and single clock reports that crossed the wasm boundary. A page's run
+/// moves each worker clock's report in once and nothing else; a whole report leaves only
+/// when the visitor exports it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Crossings {
+    /// Whole reports handed out to JavaScript (exports).
+    pub reports_out: u32,
+    /// Clock reports handed in (from the worker).
+    pub clocks_in: u32,
+    /// Clock reports handed out.
+    pub clocks_out: u32,
+    /// Native reports read (their text crosses in).
+    pub native_imports: u32,
+}
+
+/// One row of the page's clock choice, every cell in words.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Choice {
+    /// The clock's id.
+    pub id: ClockId,
+    /// Its name.
+    pub name: String,
+    /// What it is.
+    pub description: String,
+    /// Whether it can run here.
+    pub available: bool,
+    /// Why not.
+    pub reason: Option<String>,
+    /// Where it is read, for the page to route it.
+    pub runs_in: Place,
+    /// Where it is read, in words.
+    pub place: &'static str,
+    /// The claimed resolution and who claims it.
+    pub claimed: String,
+    /// Whether a fit runs on it by default.
+    pub fit: bool,
+    /// Whether a fit can run on it.
+    pub can_fit: bool,
+}
+
+/// The sentences under one clock's plots, and the views it has.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Detail {
+    /// The tick in a sentence.
+    pub tick: Option<String>,
+    /// The read cost in a sentence.
+    pub overhead: Option<String>,
+    /// The first fit in a sentence.
+    pub fit: Option<String>,
+    /// The views the plots can show ("raw", "overhead", "fit"...).
+    pub views: Vec<&'static str>,
+}
+
+/// One row of the comparison of the page's clocks with a native report's.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CompareRow {
+    /// "browser" or "native".
+    pub place: &'static str,
+    /// The clock, its tick, its claim, its read cost and its slope, in words.
+    pub cells: Vec<String>,
+    /// The tick in ns, for ordering.
+    pub tick_ns: Option<f64>,
+}
+
+impl CompareRow {
+    fn new(place: &'static str, row: SummaryRow) -> Self {
+        Self {
+            place,
+            cells: ["clock", "tick", "claimed", "read cost", "fit slope"]
+                .map(|c| row.cell(c).to_string())
+                .to_vec(),
+            tick_ns: row.tick_ns,
+        }
+    }
+}
+
+/// What the page adds to the report of its run.
+#[derive(Clone, Debug, Default, PartialEq, serde::Deserialize)]
+#[serde(default)]
+pub struct PageFacts {
+    /// navigator.hardwareConcurrency.
+    pub cpus: Option<u32>,
+    /// Whether the page was hidden at any time during the run.
+    pub hidden_during_run: bool,
+    /// When the run ended, in ms since the Unix epoch.
+    pub created_unix_ms: Option<u64>,
+}
+
+/// The page's lab: its clocks, the form, the results and reports.
+pub struct Session {
+    ctx: Context,
+    entries: Vec<Entry>,
+    settings: Option<Settings>,
+    results: Vec<(ClockId, ClockReport)>,
+    report: Option<Report>,
+    native: Option<Report>,
+    crossings: Crossings,
+}
+
+fn place_label(p: Place) -> &'static str {
+    match p {
+        Place::Worker => "worker",
+        Place::Main => "main thread",
+        Place::Sampled => "sampled per frame or task",
+    }
+}
+
+impl Session {
+    /// A lab for a page in `ctx`.
+    pub fn new(ctx: Context) -> Self {
+        Self {
+            entries: catalogue::entries(&ctx),
+            ctx,
+            settings: None,
+            results: Vec::new(),
+            report: None,
+            native: None,
+            crossings: Crossings::default(),
+        }
+    }
+
+    /// The page's context.
+    pub fn context(&self) -> &Context {
+        &self.ctx
+    }
+
+    /// The clock `id` of this page.
+    pub fn entry(&self, id: ClockId) -> &Entry {
+        // Every id has its entry (the catalogue's test); the fallback is never taken.
+        self.entries
+            .iter()
+            .find(|e| e.id == id)
+            .unwrap_or(&self.entries[0])
+    }
+
+    /// The rows of the clock choice.
+    pub fn choices(&self) -> Vec<Choice> {
+        self.entries
+            .iter()
+            .map(|e| Choice {
+                id: e.id,
+                name: e.info.name.clone(),
+                description: e.info.description.clone(),
+                available: e.available,
+                reason: e.reason.clone(),
+                runs_in: e.place,
+                place: place_label(e.place),
+                claimed: e.info.claimed.as_ref().map_or(present::DASH.into(), |c| {
+                    format!("{} ({})", present::duration(c.ns), c.source)
+                }),
+                fit: e.available && e.fit,
+                can_fit: e.available && e.can_fit,
+            })
+            .collect()
+    }
+
+    /// Checks the form, once for the whole run; the error names the bad field.
+    pub fn set_settings(&mut self, raw: &RawSettings) -> Result<&Settings, String> {
+        Ok(self.settings.insert(Settings::parse(raw)?))
+    }
+
+    /// The form as last checked.
+    pub fn settings(&self) -> Result<&Settings, String> {
+        self.settings
+            .as_ref()
+            .ok_or_else(|| "the form has not been checked yet".to_string())
+    }
+
+    /// Forgets the last run's results and report.
+    pub fn start(&mut self) {
+        self.results.clear();
+        self.report = None;
+    }
+
+    fn add(&mut self, id: ClockId, report: ClockReport) -> SummaryRow {
+        let row = SummaryRow::new(&report, &[]);
+        self.results.retain(|(i, _)| *i != id);
+        self.results.push((id, report));
+        row
+    }
+
+    /// Keeps the report of a clock measured in the worker, handed in.
+    pub fn add_from_worker(&mut self, id: ClockId, report: ClockReport) -> SummaryRow {
+        self.crossings.clocks_in += 1;
+        self.add(id, report)
+    }
+
+    /// Keeps the report of a clock measured here.
+    pub fn add_measured(&mut self, id: ClockId, report: ClockReport) -> SummaryRow {
+        self.add(id, report)
+    }
+
+    /// Records that clock `id` could not be measured, and why.
+    pub fn add_failure(&mut self, id: ClockId, message: &str) -> SummaryRow {
+        let mut r = ClockReport::new(self.entry(id).info.clone());
+        r.errors.push(ExperimentError {
+            experiment: "run".into(),
+            kind: Default::default(),
+            message: message.into(),
+        });
+        self.add(id, r)
+    }
+
+    /// The tick of sampled clock `id` from readings in its raw unit (ms or s) taken over
+    /// `elapsed_s`; readings that are not finite non-negative times are left out and noted.
+    pub fn add_readings(
+        &mut self,
+        id: ClockId,
+        readings: &[f64],
+        elapsed_s: f64,
+    ) -> Result<SummaryRow, String> {
+        let sample_s = self.settings()?.sample_s;
+        let entry = self.entry(id).clone();
+        if !entry.available {
+            let why = entry.reason.clone().unwrap_or_default();
+            return Ok(self.add(id, ClockReport::unavailable(entry.info, why)));
+        }
+        let mut report = ClockReport::new(entry.info.clone());
+        let mut counts = Vec::with_capacity(readings.len());
+        let mut bad = 0usize;
+        for v in readings {
+            let c = (v * entry.counts_per_unit).round();
+            if (0.0..1.8e19).contains(&c) {
+                counts.push(c as u64);
+            } else {
+                bad += 1;
+            }
+        }
+        let budget = Budget::new(sample_s, 1_000_000).map_err(|e| e.to_string())?;
+        let stop = if elapsed_s + 1e-3 >= sample_s {
+            Stop::Time
+        } else {
+            Stop::Samples
+        };
+        match tick::from_readings(
+            &entry.info,
+            &counts,
+            elapsed_s,
+            stop,
+            &TickOptions::new(budget),
+        ) {
+            Ok(mut t) => {
+                if bad > 0 {
+                    t.caveats.push(format!(
+                        "{bad} readings were not finite non-negative times; left out"
+                    ));
+                }
+                report.tick = Some(t);
+            }
+            Err(e) => report.errors.push(ExperimentError::new("tick", &e)),
+        }
+        Ok(self.add(id, report))
+    }
+
+    /// The report of the run, the same schema as `ticklab run --json`, kept here.
+    pub fn finish(&mut self, facts: &PageFacts) {
+        let mut notes = Vec::new();
+        if facts.hidden_during_run {
+            notes.push(
+                "the page was hidden during the run: browsers throttle hidden pages, so the \
+                 sampled clocks and timings may be off"
+                    .into(),
+            );
+        }
+        let env = Environment {
+            platform: Some(Platform::Browser),
+            arch: Some("wasm32".into()),
+            user_agent: Some(self.ctx.user_agent.clone()),
+            cross_origin_isolated: Some(self.ctx.isolated),
+            cpus: facts.cpus,
+            hidden_during_run: Some(facts.hidden_during_run),
+            created_unix_ms: facts.created_unix_ms,
+            notes,
+            ..Default::default()
+        };
+        let mut r = Report::new(env);
+        r.clocks = self.results.iter().map(|(_, c)| c.clone()).collect();
+        self.report = Some(r);
+    }
+
+    /// The result of clock `id`, if it ran.
+    pub fn result(&self, id: ClockId) -> Option<&ClockReport> {
+        self.results.iter().find(|(i, _)| *i == id).map(|(_, c)| c)
+    }
+
+    /// The summary rows of the run so far, with their ids.
+    pub fn rows(&self) -> Vec<(ClockId, SummaryRow)> {
+        self.results
+            .iter()
+            .map(|(id, c)| (*id, SummaryRow::new(c, &[])))
+            .collect()
+    }
+
+    /// The clocks that have something to show in the detail view.
+    pub fn with_detail(&self) -> Vec<(ClockId, String)> {
+        self.results
+            .iter()
+            .filter(|(_, c)| !View::of(c).is_empty())
+            .map(|(id, c)| (*id, c.info.name.clone()))
+            .collect()
+    }
+
+    /// The sentences and views of clock `id`'s result.
+    pub fn detail(&self, id: ClockId) -> Option<Detail> {
+        let c = self.result(id)?;
+        let mut views: Vec<&'static str> = View::of(c).into_iter().map(View::name).collect();
+        views.dedup();
+        Some(Detail {
+            tick: present::tick_detail(c, &[]),
+            overhead: present::overhead_detail(c),
+            fit: present::fit_detail(c),
+            views,
+        })
+    }
+
+    fn whole_report(&mut self) -> Result<&Report, String> {
+        self.crossings.reports_out += 1;
+        self.report
+            .as_ref()
+            .ok_or_else(|| "there is no report yet: run the lab first".to_string())
+    }
+
+    /// The report as JSON text, for Export.
+    pub fn export_json(&mut self) -> Result<String, String> {
+        self.whole_report()?.to_json().map_err(|e| e.to_string())
+    }
+
+    /// Every table and plot's data as CSV, for Export.
+    pub fn export_csv(&mut self) -> Result<Vec<Table>, String> {
+        Ok(ticklab::export::tables(self.whole_report()?))
+    }
+
+    /// Keeps a native report to compare with, and says what it holds.
+    pub fn import_native(&mut self, r: Report, from: &str) -> String {
+        self.crossings.native_imports += 1;
+        let mut s = format!("Native report from {from}: {} clocks", r.clocks.len());
+        if let Some(cpu) = &r.environment.cpu {
+            s.push_str(&format!(" on {cpu}"));
+        }
+        s.push('.');
+        self.native = Some(r);
+        s
+    }
+
+    /// The page's clocks and the native report's, finest tick first.
+    pub fn compare(&self) -> Vec<CompareRow> {
+        let mut rows: Vec<CompareRow> = self
+            .results
+            .iter()
+            .map(|(_, c)| CompareRow::new("browser", SummaryRow::new(c, &[])))
+            .collect();
+        if let Some(n) = &self.native {
+            rows.extend(
+                n.clocks.iter().map(|c| {
+                    CompareRow::new("native", SummaryRow::new(c, &n.environment.counters))
+                }),
+            );
+        }
+        rows.sort_by(|a, b| {
+            let t = |r: &CompareRow| r.tick_ns.unwrap_or(f64::INFINITY);
+            t(a).total_cmp(&t(b))
+        });
+        rows
+    }
+
+    /// What crossed the boundary so far.
+    pub fn crossings(&self) -> Crossings {
+        self.crossings
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_keeps_its_results_and_only_export_hands_out_the_report() {
+        let mut s = Session::new(Context::default());
+        s.set_settings(&RawSettings::default()).unwrap();
+        s.start();
+        s.add_failure(ClockId::DateNow, "the worker failed");
+        let rows = s
+            .add_readings(ClockId::Raf, &[0.0, 16.6, 33.3, 50.0, 66.6, 83.3], 0.1)
+            .unwrap();
+        assert_eq!(rows.cell("clock"), "requestAnimationFrame timestamp");
+        s.finish(&PageFacts::default());
+        assert_eq!(s.rows().len(), 2);
+        assert_eq!(s.crossings(), Crossings::default());
+        let json = s.export_json().unwrap();
+        let back = Report::from_json(&json).unwrap();
+        assert_eq!(back.clocks.len(), 2);
+        // The notes of the failed clock are the command's words for the same result.
+        assert_eq!(
+            s.rows()[0].1.notes,
+            present::notes(&back.clocks[0]),
+            "{json}"
+        );
+        assert_eq!(s.crossings().reports_out, 1);
+        assert!(s.export_csv().unwrap()[0].csv.contains("the worker failed"));
+        assert_eq!(s.crossings().reports_out, 2);
+    }
+
+    #[test]
+    fn export_before_a_run_says_so() {
+        let mut s = Session::new(Context::default());
+        assert!(s.export_json().unwrap_err().contains("run the lab first"));
+        assert!(s.settings().is_err());
+    }
+}
