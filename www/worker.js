@@ -1,8 +1,10 @@
 // The lab's worker: spins on clocks so the page never freezes. One message in, one clock
-// measured, progress and the clock's report posted back; or, for ?bench, the page's figures.
-import init, { run_clock, bench } from "./pkg/ticklab_www.js";
+// measured by the worker's Lab, progress and the clock's report posted back; or, for
+// ?bench, the page's figures.
+import init, { Lab, bench } from "./pkg/ticklab_www.js";
 
 const ready = init();
+let lab = null; // made once, for the page's context
 
 // The baseline of the wasm boundary figure: performance.now read back to back by plain
 // JavaScript, blocks of at least 20 ms timed by performance.now itself, the least per read
@@ -37,7 +39,9 @@ self.onmessage = async (ev) => {
       self.postMessage({ kind: "bench", rows });
       return;
     }
-    const report = run_clock(ctx, id, settings, fit, (p) => {
+    lab ||= new Lab(ctx);
+    lab.use_settings(settings);
+    const report = lab.run_for_page(id, fit, (p) => {
       self.postMessage({ kind: "progress", id, ...p });
       return false;
     }, cell);

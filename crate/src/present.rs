@@ -14,23 +14,42 @@ use crate::tick::{Method, TickEstimate, Verdict};
 /// What stands where a figure cannot be given; a note says why.
 pub const DASH: &str = "-";
 
+/// The unit a duration of `ns` reads best in, and its length in ns.
+pub fn unit_of(ns: f64) -> (f64, &'static str) {
+    match ns.abs() {
+        a if a >= 1e9 => (1e9, "s"),
+        a if a >= 1e6 => (1e6, "ms"),
+        a if a >= 1e3 => (1e3, "µs"),
+        _ => (1.0, "ns"),
+    }
+}
+
 /// A duration in a readable unit: "41.67 ns", "0.4089 ns", "100.000 µs", "4.000 ms",
 /// "1.000 s"; the dash for a value that is not finite.
 pub fn duration(ns: f64) -> String {
-    let a = ns.abs();
     if !ns.is_finite() {
-        DASH.into()
-    } else if a >= 1e9 {
-        format!("{:.3} s", ns / 1e9)
-    } else if a >= 1e6 {
-        format!("{:.3} ms", ns / 1e6)
-    } else if a >= 1e3 {
-        format!("{:.3} µs", ns / 1e3)
-    } else if a >= 1.0 || a == 0.0 {
-        format!("{ns:.2} ns")
-    } else {
-        format!("{ns:.4} ns")
+        return DASH.into();
     }
+    match unit_of(ns) {
+        (_, "ns") if ns.abs() >= 1.0 || ns == 0.0 => format!("{ns:.2} ns"),
+        (_, "ns") => format!("{ns:.4} ns"),
+        (scale, name) => format!("{:.3} {name}", ns / scale),
+    }
+}
+
+/// `x` and its uncertainty `e` written to the same place, `e` with two significant digits:
+/// ("10.0148", "0.0003").
+pub fn to_digits(x: f64, e: f64) -> (String, String) {
+    let places = (1 - e.log10().floor() as i32).clamp(0, 12) as usize;
+    (format!("{x:.places$}"), format!("{e:.places$}"))
+}
+
+/// A duration and its uncertainty in a readable unit, to the digits the uncertainty allows:
+/// ("10.0148", "0.0003", "ns").
+pub fn duration_digits(ns: f64, e_ns: f64) -> (String, String, &'static str) {
+    let (scale, name) = unit_of(ns);
+    let (x, e) = to_digits(ns / scale, e_ns / scale);
+    (x, e, name)
 }
 
 /// [`duration`], or the dash when there is none.
@@ -428,13 +447,18 @@ mod tests {
         assert_eq!(duration(4e6), "4.000 ms");
         assert_eq!(duration(1e9), "1.000 s");
         assert_eq!(duration(f64::NAN), DASH);
+        assert_eq!(
+            duration_digits(10.01479, 0.00031),
+            ("10.01479".into(), "0.00031".into(), "ns")
+        );
+        assert_eq!(duration_digits(4.2e6, 3e3).2, "ms");
         assert_eq!(counts(26.0), "26 counts");
         assert_eq!(counts(24.5), "24.5000 counts");
     }
 
     #[test]
     fn half_counts_are_named_and_odd_fractions_are_not() {
-        assert_eq!(whole_or_half(24.49).as_deref(), Some("24.5"));
+        assert_eq!(whole_or_half(24.495).as_deref(), Some("24.5"));
         assert_eq!(whole_or_half(26.01).as_deref(), Some("26"));
         assert_eq!(whole_or_half(2445.4), None);
     }

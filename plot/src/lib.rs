@@ -394,15 +394,6 @@ pub fn histogram<DB: DrawingBackend>(
     Ok(())
 }
 
-/// The tick experiment's four views, in a 2×2 grid.
-pub fn tick_views<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, t: &TickResult) -> PlotResult {
-    let cells = area.split_evenly((2, 2));
-    for (cell, view) in cells.iter().zip(View::TICK) {
-        tick(cell, t, view)?;
-    }
-    Ok(())
-}
-
 /// Runs against work: every run, the per-N minimum, and both fitted lines.
 pub fn fit<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, f: &FitResult) -> PlotResult {
     let s = Scale::for_counts(f.ns_per_count);

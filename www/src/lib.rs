@@ -2,8 +2,8 @@
 //! clocks into the core's [`Clock`](ticklab::Clock)s, keeps the page's results in wasm
 //! memory behind the [`Lab`] handle, and draws the plot crate's views on a canvas.
 //!
-//! The same module is loaded by the lab's worker (spinning clocks: [`run_clock`] hands one
-//! clock's report back) and by the page (a `Lab`: the form, main-thread and sampled clocks,
+//! The same module is loaded by the lab's worker (spinning clocks: its `Lab` hands each
+//! clock's report out) and by the page (a `Lab`: the form, main-thread and sampled clocks,
 //! the worker's results, words and plots from the core, import and export).
 
 pub mod catalogue;
@@ -313,29 +313,6 @@ mod web {
         Ok((clock, wall))
     }
 
-    /// Runs the lab's experiments on clock `id` in this worker and returns its
-    /// `ClockReport`: the one report that crosses the boundary in a run, one clock at a time.
-    /// `settings` are the form as the page's [`Lab`] checked it; `progress` gets
-    /// `{experiment, fraction, samples}` every 20 ms, and a truthy return cancels; `counter`
-    /// is the SharedArrayBuffer cell, when there is one.
-    #[wasm_bindgen]
-    pub fn run_clock(
-        ctx: JsValue,
-        id: &str,
-        settings: JsValue,
-        fit: bool,
-        progress: Function,
-        counter: Option<Int32Array>,
-    ) -> Result<JsValue, JsError> {
-        let ctx: Context = from_js(ctx, "context")?;
-        let settings: Settings = from_js(settings, "settings")?;
-        let id = ClockId::parse(id).map_err(js_err)?;
-        let entry = catalogue::entry(&ctx, id);
-        let report =
-            measure(&entry, &settings, fit, counter, &mut observer(&progress)).map_err(js_err)?;
-        to_js(&report)
-    }
-
     /// An observer that reports progress to `progress` and cancels when it returns truthy.
     fn observer(progress: &Function) -> impl FnMut(&Progress<'_>) -> Flow + '_ {
         move |p: &Progress<'_>| -> Flow {
@@ -350,7 +327,7 @@ mod web {
         }
     }
 
-    /// The experiments on one clock of the page, here: what `run_clock` does, for Rust callers.
+    /// The experiments on one clock of the page, here: what the [`Lab`] runs, for Rust callers.
     pub fn measure(
         entry: &Entry,
         settings: &Settings,
@@ -403,6 +380,32 @@ mod web {
             to_js(self.session.set_settings(&raw).map_err(js_err)?)
         }
 
+        /// Takes the form as the page's lab checked it (in the worker: nothing is parsed
+        /// twice).
+        pub fn use_settings(&mut self, checked: JsValue) -> Result<(), JsError> {
+            self.session.use_settings(from_js(checked, "settings")?);
+            Ok(())
+        }
+
+        /// Runs clock `id` in this worker and hands its `ClockReport` out, for the page's
+        /// lab: the one report that crosses the boundary in a run, one clock at a time.
+        /// `progress` gets `{experiment, fraction, samples}` every 20 ms, and a truthy
+        /// return cancels; `counter` is the SharedArrayBuffer cell, when there is one.
+        pub fn run_for_page(
+            &mut self,
+            id: &str,
+            fit: bool,
+            progress: Function,
+            counter: Option<Int32Array>,
+        ) -> Result<JsValue, JsError> {
+            let id = ClockId::parse(id).map_err(js_err)?;
+            let settings = self.session.settings().map_err(js_err)?.clone();
+            let entry = self.session.entry(id).clone();
+            let report = measure(&entry, &settings, fit, counter, &mut observer(&progress))
+                .map_err(js_err)?;
+            to_js(&self.session.hand_out(report))
+        }
+
         /// Seconds of sampling the checked form asks for.
         pub fn sample_s(&self) -> Result<f64, JsError> {
             Ok(self.session.settings().map_err(js_err)?.sample_s)
@@ -414,7 +417,7 @@ mod web {
         }
 
         /// Runs clock `id` here, on the page's thread, keeps its result and returns its
-        /// summary row. `progress` is as for [`run_clock`].
+        /// summary row. `progress` is as for [`Lab::run_for_page`].
         pub fn run_here(
             &mut self,
             id: &str,

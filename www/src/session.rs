@@ -174,6 +174,17 @@ impl Session {
         Ok(self.settings.insert(Settings::parse(raw)?))
     }
 
+    /// The form as another lab checked it.
+    pub fn use_settings(&mut self, checked: Settings) {
+        self.settings = Some(checked);
+    }
+
+    /// A clock's report, handed out to another lab (the worker's to the page's).
+    pub fn hand_out(&mut self, report: ClockReport) -> ClockReport {
+        self.crossings.clocks_out += 1;
+        report
+    }
+
     /// The form as last checked.
     pub fn settings(&self) -> Result<&Settings, String> {
         self.settings

@@ -67,21 +67,13 @@ fn to_resolution(v: f64, res: f64, u: Option<Unit>) -> String {
 /// `v` and `e` scaled to a readable unit, with two significant digits of `e` and `v` to the
 /// same place.
 fn to_digits(v: f64, e: f64, u: Option<Unit>) -> (String, String, &'static str) {
-    let (f, (scale, name)) = match ns_per_unit(u) {
-        Some(f) => (
-            f,
-            match (v * f).abs() {
-                a if a >= 1e9 => (1e9, "s"),
-                a if a >= 1e6 => (1e6, "ms"),
-                a if a >= 1e3 => (1e3, "µs"),
-                _ => (1.0, "ns"),
-            },
-        ),
-        None => (1.0, (1.0, unit_name(u))),
-    };
-    let (x, e) = (v * f / scale, e * f / scale);
-    let places = (1 - e.log10().floor() as i32).clamp(0, 12) as usize;
-    (format!("{x:.places$}"), format!("{e:.places$}"), name)
+    match ns_per_unit(u) {
+        Some(f) => present::duration_digits(v * f, e * f),
+        None => {
+            let (x, e) = present::to_digits(v, e);
+            (x, e, unit_name(u))
+        }
+    }
 }
 
 /// What one series gave.
