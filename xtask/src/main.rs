@@ -19,9 +19,10 @@ commands:
           (target/ticklab/report.json and SVG plots), and serve the lab on
           http://127.0.0.1:8000/ with that report; options after `lab` go to
           `ticklab serve` (--port N, --bind ADDR, --no-isolation)
-  screenshot [WIDTH PATH]
+  screenshot [WIDTH PATH [chromium|firefox] [URL]]
           run the full lab in headless Chromium and save docs/screenshot.png, or the page
-          at WIDTH pixels (390 for a phone) to PATH
+          at WIDTH pixels (390 for a phone) to PATH, in either browser, served by ticklab
+          serve or found at URL (a plain static server, say)
   web     build the page (www/pkg) and print the size of its wasm and JavaScript
   fuzz [SECONDS]
           the fuzz targets (analyze input, tick estimators, fits, report import) in
@@ -34,14 +35,13 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("test") if args.len() == 1 => test(),
         Some("lab") => lab::run(&args[1..]),
-        Some("screenshot") if args.len() == 1 => shot::run(1280, shot::SCREENSHOT.as_ref()),
-        Some("screenshot") if args.len() == 3 => match args[1].parse() {
-            Ok(w) if (200..=4000).contains(&w) => shot::run(w, args[2].as_ref()),
-            _ => Err(format!(
-                "screenshot: a width of 200 to 4000 pixels, not '{}'",
-                args[1]
-            )),
-        },
+        Some("screenshot") if args.len() == 1 => shot::run(
+            1280,
+            shot::SCREENSHOT.as_ref(),
+            shot::Browser::Chromium,
+            None,
+        ),
+        Some("screenshot") if (3..=5).contains(&args.len()) => shot::parse_and_run(&args[1..]),
         Some("bench") if args.len() == 1 => bench::run(),
         Some("web") if args.len() == 1 => web::build().map(|_| ()),
         Some("fuzz") if args.len() <= 2 => fuzz(args.get(1).map(String::as_str)),
