@@ -256,13 +256,7 @@ pub fn slope(c: &ClockReport) -> String {
 /// what failed, the tick's caveats, the read cost's and the fits'. Each figure shown as a
 /// dash has its note here.
 pub fn notes(c: &ClockReport) -> Vec<String> {
-    let mut lines: Vec<String> = Vec::new();
-    if let Some(r) = &c.unavailable_reason {
-        lines.push(format!("not available here: {r}"));
-    }
-    for e in &c.errors {
-        lines.push(format!("{} failed: {}", e.experiment, e.message));
-    }
+    let mut lines = failures(c);
     if let Some(t) = &c.tick {
         lines.extend(t.caveats.iter().cloned());
         lines.extend(t.estimate.caveats.iter().cloned());
@@ -280,6 +274,19 @@ pub fn notes(c: &ClockReport) -> Vec<String> {
     for f in &c.fits {
         lines.extend(f.unusable.iter().cloned());
         lines.extend(f.caveats.iter().cloned());
+    }
+    lines
+}
+
+/// Why a clock could not be measured, or which of its experiments failed and why: the first
+/// of its [`notes`], and what a command that was asked for the clock fails with.
+pub fn failures(c: &ClockReport) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    if let Some(r) = &c.unavailable_reason {
+        lines.push(format!("not available here: {r}"));
+    }
+    for e in &c.errors {
+        lines.push(format!("{} failed: {}", e.experiment, e.message));
     }
     lines
 }

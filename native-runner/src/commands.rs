@@ -139,18 +139,15 @@ fn kind(w: WorkloadArg) -> WorkloadKind {
 
 /// Fails with the reasons when any selected clock could not run or an experiment failed.
 fn failures(report: &Report) -> Result<(), CliError> {
-    let mut why = Vec::new();
-    for c in &report.clocks {
-        if let Some(r) = &c.unavailable_reason {
-            why.push(format!("{}: not available here: {r}", c.info.name));
-        }
-        for e in &c.errors {
-            why.push(format!(
-                "{}: {} failed: {}",
-                c.info.name, e.experiment, e.message
-            ));
-        }
-    }
+    let why: Vec<String> = report
+        .clocks
+        .iter()
+        .flat_map(|c| {
+            present::failures(c)
+                .into_iter()
+                .map(move |f| format!("{}: {f}", c.info.name))
+        })
+        .collect();
     if why.is_empty() {
         Ok(())
     } else {
