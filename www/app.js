@@ -145,6 +145,17 @@ function settingsObject() {
   };
 }
 
+// The tables' headers, in the command's words.
+function renderHeaders() {
+  const head = (table, names) => {
+    const tr = $(table).querySelector("thead tr");
+    tr.replaceChildren(...names.map((n) => el("th", n, { scope: "col" })));
+  };
+  const { summary, compare } = state.lab.columns();
+  head("summary", [...summary, "notes"]);
+  head("compare-table", ["where", ...compare]);
+}
+
 function renderChoice() {
   const body = $("clock-choice").querySelector("tbody");
   body.replaceChildren();
@@ -545,6 +556,7 @@ async function main() {
   self.ticklabCrossings = () => state.lab.crossings();
   self.ticklabExportJson = () => state.lab.export_json();
   state.entries = state.lab.choices();
+  renderHeaders();
   renderContext();
   renderChoice();
   $("settings").addEventListener("submit", runAll);

@@ -319,9 +319,12 @@ pub const SUMMARY_COLUMNS: [&str; 8] = [
     "verdict",
     "explains",
     "read cost",
-    "min block",
+    "shortest block",
     "fit slope",
 ];
+
+/// The columns of the page's comparison of its clocks with a native report's.
+pub const COMPARE_COLUMNS: [&str; 5] = ["clock", "tick", "claimed", "read cost", "fit slope"];
 
 /// One clock's line of the summary, every cell in words, with its notes.
 #[derive(Clone, Debug, PartialEq, Serialize)]

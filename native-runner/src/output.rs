@@ -164,7 +164,7 @@ fn tick_table(report: &Report) -> String {
 
 fn overhead_table(report: &Report) -> String {
     let mut t =
-        Table::of("clock|tick|read cost|median|p95|block reads|blocks|rule of 100|min block");
+        Table::of("clock|tick|read cost|median|p95|block reads|blocks|rule of 100|shortest block");
     for c in &report.clocks {
         let Some(o) = &c.overhead else {
             t.row(vec![c.info.name.clone(), present::DASH.into()]);

@@ -368,6 +368,20 @@ mod web {
             })
         }
 
+        /// The headers of the summary and the comparison: `{summary, compare}`, the same
+        /// words as the command's tables.
+        pub fn columns(&self) -> Result<JsValue, JsError> {
+            #[derive(Serialize)]
+            struct Columns {
+                summary: &'static [&'static str],
+                compare: &'static [&'static str],
+            }
+            to_js(&Columns {
+                summary: &ticklab::present::SUMMARY_COLUMNS,
+                compare: &ticklab::present::COMPARE_COLUMNS,
+            })
+        }
+
         /// The rows of the clock choice, every cell in words.
         pub fn choices(&self) -> Result<JsValue, JsError> {
             to_js(&self.session.choices())

@@ -81,7 +81,7 @@ impl CompareRow {
     fn new(place: &'static str, row: SummaryRow) -> Self {
         Self {
             place,
-            cells: ["clock", "tick", "claimed", "read cost", "fit slope"]
+            cells: present::COMPARE_COLUMNS
                 .map(|c| row.cell(c).to_string())
                 .to_vec(),
             tick_ns: row.tick_ns,
