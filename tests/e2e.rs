@@ -555,7 +555,12 @@ fn browsers_measure_the_documented_ticks() {
             let now = tick("performance.now");
             let date = tick("Date.now");
             summary.push_str(&format!(
-                "{browser:?} {mode}: performance.now {now} ns, Date.now {date} ns, screenshot {}\n",
+                "{browser:?} {mode}: performance.now {now} ns, Date.now {date} ns, {} notes \
+                 alike on the page and from `ticklab show`, crossings {} then {} after the \
+                 export, screenshot {}\n",
+                r.notes.iter().map(|n| n.1.len()).sum::<usize>(),
+                r.crossed,
+                r.crossed_after_export,
                 shot.display()
             ));
             assert_eq!(r.isolated, isolated, "{browser:?} {mode}");
