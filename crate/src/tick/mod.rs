@@ -170,13 +170,16 @@ fn estimate_clock(
 }
 
 /// The verdict of a measured tick: against the claim when a tick was found; a tick that is
-/// only the data's precision cannot match or beat a claim.
+/// only the data's precision cannot match or beat a claim, and one that is only an upper
+/// bound (too few intervals, none shorter than the reading cadence) can show a clock finer
+/// than claimed, or one as fine, but never one coarser: "≤ 16.666 ms" of frames says
+/// nothing against a 5 µs claim.
 fn tick_verdict(e: &TickEstimate, tick_ns: Option<f64>, claimed_ns: Option<f64>) -> Verdict {
-    let v = verdict(tick_ns, claimed_ns);
-    if e.found() || v == Verdict::NoClaim {
-        v
-    } else {
-        Verdict::Unknown
+    match verdict(tick_ns, claimed_ns) {
+        Verdict::NoClaim => Verdict::NoClaim,
+        _ if !e.found() => Verdict::Unknown,
+        Verdict::CoarserThanClaimed if !e.reliable => Verdict::Unknown,
+        v => v,
     }
 }
 
@@ -330,6 +333,27 @@ pub fn from_readings(
 mod tests {
     use super::*;
     use crate::rng::SplitMix64;
+
+    #[test]
+    fn an_upper_bound_is_never_coarser_than_the_claim() {
+        let e = |reliable| TickEstimate {
+            reliable,
+            ..estimate_counts(&[16_666_000, 33_332_000, 16_666_000], &Default::default()).unwrap()
+        };
+        let frames = Some(16_666_000.0);
+        assert_eq!(
+            tick_verdict(&e(false), frames, Some(5_000.0)),
+            Verdict::Unknown
+        );
+        assert_eq!(
+            tick_verdict(&e(true), frames, Some(5_000.0)),
+            Verdict::CoarserThanClaimed
+        );
+        assert_eq!(
+            tick_verdict(&e(false), frames, Some(1e9)),
+            Verdict::FinerThanClaimed
+        );
+    }
 
     #[test]
     fn verdicts() {
