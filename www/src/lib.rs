@@ -394,6 +394,19 @@ mod web {
             to_js(self.session.set_settings(&raw).map_err(js_err)?)
         }
 
+        /// The form of headline pass `pass` (0: a first look, 1: a longer one), for the
+        /// worker.
+        pub fn headline_settings(&self, pass: u32) -> Result<JsValue, JsError> {
+            to_js(&session::headline_settings(pass))
+        }
+
+        /// The headline for the worker's report on performance.now: `{tick_ns, tick,
+        /// verdict, isolation}`, in words.
+        pub fn headline(&mut self, report: JsValue) -> Result<JsValue, JsError> {
+            let report: ClockReport = from_js(report, "clock report")?;
+            to_js(&self.session.headline(&report))
+        }
+
         /// Takes the form as the page's lab checked it (in the worker: nothing is parsed
         /// twice).
         pub fn use_settings(&mut self, checked: JsValue) -> Result<(), JsError> {

@@ -158,6 +158,38 @@ async fn page(
             r.name = format!("{label}: {}", r.name);
         }
 
+        // The answer first: performance.now's tick in the headline, with no click.
+        let mut shown = Vec::new();
+        for _ in 0..3 {
+            c.goto(url)
+                .await
+                .map_err(|e| format!("opening {url}: {e}"))?;
+            let t0 = std::time::Instant::now();
+            loop {
+                let v = c
+                    .execute("return self.ticklabTimes && self.ticklabTimes.headlineMs", vec![])
+                    .await
+                    .map_err(|e| format!("reading the headline's time: {e}"))?;
+                if let Some(ms) = v.as_f64() {
+                    shown.push(ms);
+                    break;
+                }
+                if t0.elapsed() > Duration::from_secs(20) {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+        shown.sort_by(f64::total_cmp);
+        let headline = (shown.len() == 3).then(|| shown[1]);
+        rows.push(Figure::new(
+            7,
+            format!("{label}: navigation to performance.now's tick in the headline, no click, median of 3 loads"),
+            "≤ 1 s",
+            headline.map_or("not shown in 20 s".into(), |m| format!("{m:.0} ms")),
+            Some(headline.is_some_and(|m| m <= 1000.0)),
+        ));
+
         c.goto(&format!("{url}?run"))
             .await
             .map_err(|e| format!("opening {url}: {e}"))?;

@@ -151,6 +151,21 @@ impl Drop for Session {
 /// Starts `driver` on a free port and opens a headless session of `browser` in a window of
 /// `size`.
 pub async fn open(browser: Browser, driver: &Path, size: (u32, u32)) -> Result<Session, String> {
+    open_with(browser, driver, size, false).await
+}
+
+/// A headless Chromium emulating a phone whose screen is `size` CSS pixels (at three device
+/// pixels each, with touch): desktop windows cannot be narrower than 500 pixels.
+pub async fn open_phone(chromedriver: &Path, size: (u32, u32)) -> Result<Session, String> {
+    open_with(Browser::Chromium, chromedriver, size, true).await
+}
+
+async fn open_with(
+    browser: Browser,
+    driver: &Path,
+    size: (u32, u32),
+    phone: bool,
+) -> Result<Session, String> {
     let port = free_port()?;
     let guard = Guard(
         Command::new(driver)
@@ -170,10 +185,17 @@ pub async fn open(browser: Browser, driver: &Path, size: (u32, u32)) -> Result<S
             let mut args: Vec<String> = CHROMIUM_ARGS.iter().map(|s| s.to_string()).collect();
             args.push(format!("--window-size={},{}", size.0, size.1));
             args.push(format!("--user-data-dir={}", profile.display()));
-            let caps = json!({
+            let mut caps = json!({
                 "browserName": "chrome",
                 "goog:chromeOptions": { "binary": chromium, "args": args },
             });
+            if phone {
+                caps["goog:chromeOptions"]["mobileEmulation"] = json!({
+                    "deviceMetrics": {
+                        "width": size.0, "height": size.1, "pixelRatio": 3.0, "touch": true,
+                    },
+                });
+            }
             (caps, Some(profile))
         }
         Browser::Firefox => {
