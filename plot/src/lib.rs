@@ -160,13 +160,14 @@ fn tick<DB: DrawingBackend>(
     t: &TickResult,
     view: View,
 ) -> PlotResult {
-    let s = Scale::for_counts(t.ns_per_count);
     let src = if view == View::Edges || t.timings_sample.is_empty() {
         &t.edge_intervals
     } else {
         &t.timings_sample
     };
-    let v: Vec<f64> = src.iter().map(|&x| x as f64 * s.factor).collect();
+    let counts: Vec<f64> = src.iter().map(|&x| x as f64).collect();
+    let s = Scale::readable(t.ns_per_count, &counts);
+    let v: Vec<f64> = counts.iter().map(|&x| x * s.factor).collect();
     match view {
         View::Raw => {
             let levels: Vec<f64> = t.bands.iter().map(|b| b.level * s.factor).collect();
@@ -194,6 +195,26 @@ pub struct Scale {
 }
 
 impl Scale {
+    /// The unit that reads best for `counts` (ns, µs, ms or s, by their typical size) when
+    /// `ns_per_count` is known, otherwise counts: "5 µs", not "5000.0 ns".
+    pub fn readable(ns_per_count: Option<f64>, counts: &[f64]) -> Self {
+        let Some(f) = ns_per_count.filter(|f| f.is_finite() && *f > 0.0) else {
+            return Self::for_counts(None);
+        };
+        let mut v: Vec<f64> = counts.iter().copied().filter(|c| c.is_finite()).collect();
+        v.sort_unstable_by(f64::total_cmp);
+        let typical = stats::quantile_sorted(&v, 0.9) * f;
+        let (scale, unit) = if typical.is_finite() {
+            ticklab::present::unit_of(typical)
+        } else {
+            (1.0, "ns")
+        };
+        Self {
+            factor: f / scale,
+            unit,
+        }
+    }
+
     /// ns when `ns_per_count` is known, otherwise counts.
     pub fn for_counts(ns_per_count: Option<f64>) -> Self {
         match ns_per_count {
@@ -227,6 +248,48 @@ fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
     (lo - pad, hi + pad)
 }
 
+/// The y range of the bulk of `ys`: a few far outliers (a preempted read, an interrupt)
+/// would squeeze every band into one line. Values above the 99th percentile by more than
+/// the bulk's own spread are left out of the range; returns the range and how many.
+fn bulk_range(ys: &[f64]) -> ((f64, f64), usize) {
+    bulk_of(ys, |_| true)
+}
+
+/// [`bulk_range`] judged by the values `counts` keeps: the differences of sorted timings are
+/// mostly zero, and their spikes at the tick are the lesson, not outliers.
+fn bulk_of(ys: &[f64], counts: impl Fn(f64) -> bool) -> ((f64, f64), usize) {
+    let all: Vec<f64> = ys.iter().copied().filter(|y| y.is_finite()).collect();
+    let mut v: Vec<f64> = all.iter().copied().filter(|&y| counts(y)).collect();
+    v.sort_unstable_by(f64::total_cmp);
+    let (Some(&lo), Some(&max)) = (v.first(), v.last()) else {
+        return ((0.0, 1.0), 0);
+    };
+    let q99 = stats::quantile_sorted(&v, 0.99);
+    let cut = q99 + (q99 - lo).max(q99.abs() * 0.05);
+    if max <= cut {
+        return (range(all.into_iter()), 0);
+    }
+    let above = all.iter().filter(|&&y| y > cut).count();
+    (range(all.into_iter().filter(|&y| y <= cut)), above)
+}
+
+/// An axis label with no more digits than it needs: "700000", "2.5", "0.125".
+fn axis_label(v: &f64) -> String {
+    let a = v.abs();
+    let s = if a >= 100.0 || a == 0.0 {
+        format!("{v:.0}")
+    } else if a >= 1.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.4}")
+    };
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
 /// Points (x, y) as small circles, titled, on `area`.
 fn scatter<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -235,7 +298,7 @@ fn scatter<DB: DrawingBackend>(
     y_desc: &str,
     points: &[(f64, f64)],
 ) -> PlotResult {
-    scatter_with_levels(area, title, x_desc, y_desc, points, &[])
+    scatter_with_levels(area, title, x_desc, y_desc, points, &[], |_| true)
 }
 
 /// A scatter with horizontal guide lines at `levels` (the bands of a tick).
@@ -246,9 +309,16 @@ fn scatter_with_levels<DB: DrawingBackend>(
     y_desc: &str,
     points: &[(f64, f64)],
     levels: &[f64],
+    bulk: impl Fn(f64) -> bool,
 ) -> PlotResult {
     let (x0, x1) = range(points.iter().map(|p| p.0));
-    let (y0, y1) = range(points.iter().map(|p| p.1));
+    let ys: Vec<f64> = points.iter().map(|p| p.1).collect();
+    let ((y0, y1), above) = bulk_of(&ys, bulk);
+    let title = if above > 0 {
+        format!("{title} ({above} above the range, drawn at its edge)")
+    } else {
+        title.to_string()
+    };
     let mut chart = ChartBuilder::on(area)
         .caption(title, ("sans-serif", 16))
         .margin(8)
@@ -260,8 +330,18 @@ fn scatter_with_levels<DB: DrawingBackend>(
         .configure_mesh()
         .x_desc(x_desc)
         .y_desc(y_desc)
+        .x_label_formatter(&axis_label)
+        .y_label_formatter(&axis_label)
         .light_line_style(WHITE)
         .draw()
+        .map_err(fail)?;
+    chart
+        .draw_series(
+            points
+                .iter()
+                .filter(|p| p.0.is_finite() && p.1.is_finite() && p.1 > y1)
+                .map(|&(x, _)| TriangleMarker::new((x, y1), 5, MINIMA.filled())),
+        )
         .map_err(fail)?;
     chart
         .draw_series(
@@ -316,6 +396,7 @@ pub fn raw_banded<DB: DrawingBackend>(
         unit,
         &pts,
         levels,
+        |_| true,
     )
 }
 
@@ -355,7 +436,9 @@ pub fn diff_sorted<DB: DrawingBackend>(
 ) -> PlotResult {
     let d = stats::diff_of_sorted(values);
     let pts: Vec<(f64, f64)> = d.iter().enumerate().map(|(i, &v)| (i as f64, v)).collect();
-    scatter(area, "diff(sort(timings))", "rank", unit, &pts)
+    scatter_with_levels(area, "diff(sort(timings))", "rank", unit, &pts, &[], |d| {
+        d > 0.0
+    })
 }
 
 /// A histogram of the values in `bins` bins.
@@ -365,14 +448,26 @@ pub fn histogram<DB: DrawingBackend>(
     bins: usize,
     unit: &str,
 ) -> PlotResult {
-    let h = match stats::histogram(values, bins) {
+    // Bins over the bulk: a far outlier would put every value in the first bin.
+    let ((_, cut), above) = bulk_range(values);
+    let bulk: Vec<f64> = values
+        .iter()
+        .copied()
+        .filter(|&v| above == 0 || v <= cut)
+        .collect();
+    let h = match stats::histogram(&bulk, bins) {
         Ok(h) => h,
         Err(_) => return scatter(area, "histogram (no data)", unit, "count", &[]),
     };
     let top = h.counts.iter().copied().max().unwrap_or(1).max(1) as f64;
     let hi = h.lo + h.width * h.counts.len() as f64;
+    let caption = if above > 0 {
+        format!("histogram ({above} above the range left out)")
+    } else {
+        "histogram".into()
+    };
     let mut chart = ChartBuilder::on(area)
-        .caption("histogram", ("sans-serif", 16))
+        .caption(caption, ("sans-serif", 16))
         .margin(8)
         .x_label_area_size(32)
         .y_label_area_size(64)
@@ -382,6 +477,8 @@ pub fn histogram<DB: DrawingBackend>(
         .configure_mesh()
         .x_desc(unit)
         .y_desc("count")
+        .x_label_formatter(&axis_label)
+        .y_label_formatter(&axis_label)
         .light_line_style(WHITE)
         .draw()
         .map_err(fail)?;
@@ -396,7 +493,8 @@ pub fn histogram<DB: DrawingBackend>(
 
 /// Runs against work: every run, the per-N minimum, and both fitted lines.
 pub fn fit<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, f: &FitResult) -> PlotResult {
-    let s = Scale::for_counts(f.ns_per_count);
+    let minima: Vec<f64> = f.points.iter().map(|p| p.min).collect();
+    let s = Scale::readable(f.ns_per_count, &minima);
     let runs: Vec<(f64, f64)> = f
         .points
         .iter()
@@ -418,6 +516,8 @@ pub fn fit<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, f: &FitResult) -> 
         .configure_mesh()
         .x_desc(f.unit.as_str())
         .y_desc(s.unit)
+        .x_label_formatter(&axis_label)
+        .y_label_formatter(&axis_label)
         .light_line_style(WHITE)
         .draw()
         .map_err(fail)?;
@@ -460,7 +560,12 @@ pub fn fit<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, f: &FitResult) -> 
 /// Excess of every run over the least-values line (a Moiré sawtooth when the tick is coarse)
 /// and over the tick-quantized step (flat bands at multiples of the tick).
 pub fn excess<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, f: &FitResult) -> PlotResult {
-    let s = Scale::for_counts(f.ns_per_count);
+    let all: Vec<f64> = f
+        .points
+        .iter()
+        .flat_map(|p| p.excess_line.iter().copied())
+        .collect();
+    let s = Scale::readable(f.ns_per_count, &all);
     let halves = area.split_evenly((2, 1));
     let line: Vec<(f64, f64)> = f
         .points
@@ -498,6 +603,9 @@ mod tests {
         {
             let root = SVGBackend::with_string(&mut svg, (400, 300)).into_drawing_area();
             raw(&root, &[], "ns").unwrap();
+            let mut outliers = [5.0, 10.0, 15.0, 20.0].repeat(50);
+            outliers.push(1e6);
+            raw(&root, &outliers, "µs").unwrap();
             sorted(&root, &[5.0, 5.0], "ns").unwrap();
             histogram(&root, &[f64::NAN], 10, "ns").unwrap();
             diff_sorted(&root, &[1.0, 2.0, 4.0], "ns").unwrap();
@@ -505,5 +613,9 @@ mod tests {
         }
         assert!(svg.contains("<svg"));
         assert!(svg.contains("diff(sort(timings))"));
+        assert!(svg.contains("1 above the range"), "the outlier is counted");
+        assert_eq!(bulk_range(&[1.0, 2.0, 3.0]).1, 0);
+        assert_eq!(axis_label(&700000.0), "700000");
+        assert_eq!(axis_label(&2.50), "2.5");
     }
 }
