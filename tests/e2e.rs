@@ -507,10 +507,10 @@ fn built_site() -> PathBuf {
     site
 }
 
-#[test]
-fn browsers_measure_the_documented_ticks() {
-    let site = built_site();
-    let drivers = [
+/// Each browser, its driver, and the tick it documents for performance.now cross-origin
+/// isolated and not.
+fn documented() -> [(Browser, PathBuf, f64, f64); 2] {
+    [
         (
             Browser::Chromium,
             driver("CHROMEDRIVER", "chromedriver"),
@@ -523,7 +523,13 @@ fn browsers_measure_the_documented_ticks() {
             20_000.0,
             1_000_000.0,
         ),
-    ];
+    ]
+}
+
+#[test]
+fn browsers_measure_the_documented_ticks() {
+    let site = built_site();
+    let drivers = documented();
     let dir = tempfile::tempdir().unwrap();
     let report = native_report(dir.path());
     let shots = target().join("e2e");
@@ -1053,20 +1059,7 @@ fn the_answer_comes_first_without_a_click() {
         .build()
         .unwrap();
     let mut summary = String::new();
-    for (browser, drv, isolated_ns, plain_ns) in [
-        (
-            Browser::Chromium,
-            driver("CHROMEDRIVER", "chromedriver"),
-            5_000.0,
-            100_000.0,
-        ),
-        (
-            Browser::Firefox,
-            driver("GECKODRIVER", "geckodriver"),
-            20_000.0,
-            1_000_000.0,
-        ),
-    ] {
+    for (browser, drv, isolated_ns, plain_ns) in documented() {
         for isolated in [true, false] {
             let extra: &[&str] = if isolated { &[] } else { &["--no-isolation"] };
             let (server, url) = serve(Path::new(BIN), &site, &report, extra).unwrap();
