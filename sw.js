@@ -1,10 +1,30 @@
 // ticklab's service worker: keeps the page working offline (network first, cache as a
 // fallback) and, when the page is opened with ?isolate, adds the COOP and COEP headers a
 // static host cannot, so the page becomes cross-origin isolated.
-const CACHE = "ticklab-v1";
+const CACHE = "ticklab-v2";
+// Everything the page needs, cached when the worker installs: the visit that installs it
+// fetched these before the worker could see them, and the next one may be offline.
+const SITE = [
+  "./",
+  "index.html",
+  "www/style.css",
+  "www/app.js",
+  "www/worker.js",
+  "www/counter.js",
+  "www/pkg/ticklab_www.js",
+  "www/pkg/ticklab_www_bg.wasm",
+];
 
-self.addEventListener("install", () => self.skipWaiting());
-self.addEventListener("activate", (e) => e.waitUntil(self.clients.claim()));
+self.addEventListener("install", (e) => {
+  e.waitUntil(caches.open(CACHE).then((c) => c.addAll(SITE)).then(() => self.skipWaiting()));
+});
+self.addEventListener("activate", (e) => {
+  e.waitUntil(
+    caches.keys()
+      .then((keys) => Promise.all(keys.filter((k) => k !== CACHE).map((k) => caches.delete(k))))
+      .then(() => self.clients.claim()),
+  );
+});
 
 function isolated(response) {
   const headers = new Headers(response.headers);
@@ -36,9 +56,6 @@ self.addEventListener("fetch", (event) => {
   const url = new URL(req.url);
   if (req.method !== "GET" || url.origin !== self.location.origin) return;
   const isolate = wantsIsolation(req, url);
-  // Firefox stalls a worker whose script passes through a service worker in an isolated
-  // page; workers load directly unless this worker must add the headers itself.
-  if (req.destination === "worker" && !isolate) return;
   event.respondWith(
     (async () => {
       let response;
@@ -49,7 +66,7 @@ self.addEventListener("fetch", (event) => {
           caches.open(CACHE).then((c) => c.put(req, copy)).catch(() => {});
         }
       } catch (err) {
-        response = await caches.match(req, { ignoreSearch: req.mode === "navigate" });
+        response = await caches.match(req, { ignoreSearch: true });
         if (!response) throw err;
       }
       return isolate ? isolated(response) : response;

@@ -786,7 +786,7 @@ async fn hostile_page(
         (
             "100-mib.json",
             "a file of 100 MiB",
-            "100-mib.json is 100.0 MiB; a report is at most 32 MiB.",
+            "Could not read 100-mib.json: report: 104857600 bytes is larger than the 32 MiB a report may be",
         ),
         (
             "not-json.json",

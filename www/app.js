@@ -22,7 +22,6 @@ console.error = (...args) => {
   noteError(args.join(" "));
   consoleError(...args);
 };
-const MAX_IMPORT_BYTES = 32 * 1024 * 1024;
 const NATIVE_REPORT = "native/report.json";
 
 const state = {
@@ -31,7 +30,7 @@ const state = {
   entries: [], // the clock choice's rows
   measured: 0,
   hasReport: false,
-  columns: { summary: [], compare: [] }, // the tables' headers, from the Lab
+  columns: { summary: [], matrix: [], figures: [] }, // the tables' headers, from the Lab
   headline: null, // the headline's worker while it measures
   worker: null,
   counter: null, // { worker, sab }
@@ -196,9 +195,8 @@ function renderHeaders() {
     tr.replaceChildren(...names.map((n) => el("th", n, { scope: "col" })));
   };
   state.columns = state.lab.columns();
-  const { summary, compare } = state.columns;
+  const { summary } = state.columns;
   head("summary", [...summary, "notes"]);
-  head("compare-table", ["where", ...compare]);
 }
 
 function renderChoice() {
@@ -394,8 +392,7 @@ function finish(t0) {
   } catch (e) {
     showError(`The report could not be assembled: ${e.message}`);
   }
-  $("export-json").disabled = !state.hasReport;
-  $("export-csv").disabled = !state.hasReport;
+  for (const b of ["export-json", "export-csv", "share"]) $(b).disabled = !state.hasReport;
   status(state.cancelled
     ? `Cancelled after ${secs} s; ${state.measured} clocks measured.`
     : `Done in ${secs} s: ${state.measured} clocks.`);
@@ -516,55 +513,162 @@ function exportCsv() {
   }
 }
 
-// ---------- compare ----------
+// ---------- compare: a class side by side ----------
 
-function loadNative(text, from) {
-  try {
-    $("compare-status").textContent = state.lab.import_native(text, from);
-    renderCompare();
-  } catch (e) {
-    $("compare-status").textContent = e.message;
-  }
+// Reports go to a worker of their own, which reads them and hands back digests: thirty
+// students' files never hold up the page.
+function digestInWorker(items) {
+  return new Promise((resolve) => {
+    const w = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+    const done = (out) => { w.terminate(); resolve(out); };
+    w.onmessage = (ev) => done(ev.data.kind === "digests" ? ev.data.out
+      : items.map(({ name }) => ({ name, error: ev.data.message })));
+    w.onerror = (ev) => { ev.preventDefault(); done(items.map(({ name }) => ({ name, error: "the worker could not start" }))); };
+    w.postMessage({ kind: "digests", items });
+  });
 }
 
-async function loadNativeFile(file) {
-  if (!file) return;
-  if (file.size > MAX_IMPORT_BYTES) {
-    $("compare-status").textContent =
-      `${file.name} is ${(file.size / 1048576).toFixed(1)} MiB; a report is at most 32 MiB.`;
-    return;
+async function loadReports(items) {
+  if (!items.length) return;
+  const list = $("compare-status");
+  const out = await digestInWorker(items);
+  list.replaceChildren();
+  for (const r of out) {
+    let line = r.error;
+    if (!line) {
+      try {
+        line = state.lab.add_digest(r.digest);
+      } catch (e) {
+        line = `Could not read ${r.name}: ${e.message}`;
+      }
+    }
+    list.append(el("li", line, r.error ? { class: "error" } : {}));
   }
-  try {
-    loadNative(await file.text(), file.name);
-  } catch (e) {
-    $("compare-status").textContent = `Could not read ${file.name}: ${e.message || e}`;
-  }
+  renderCompare();
 }
+
+const loadFiles = (files) => loadReports([...files].map((f) => ({ name: f.name, blob: f })));
 
 async function fetchNative() {
   try {
     const r = await fetch(NATIVE_REPORT, { cache: "no-store" });
     if (!r.ok) return;
-    const len = Number(r.headers.get("content-length") || "0");
-    if (len > MAX_IMPORT_BYTES) return;
-    loadNative(await r.text(), "the server");
+    await loadReports([{ name: "the server", blob: await r.blob() }]);
   } catch {
     // Served statically: there is no native report to fetch; the file picker remains.
   }
 }
 
+const sortBy = { column: 5, descending: false }; // by tick, finest first
+
 function renderCompare() {
-  const body = $("compare-table").querySelector("tbody");
-  body.replaceChildren();
-  for (const { place, cells } of state.lab.compare()) {
-    const tr = el("tr", null, { "data-where": place });
-    const [clock, ...rest] = cells;
-    tr.append(
-      el("td", place, { "data-label": "where" }),
-      el("th", clock, { scope: "row" }),
-      ...rest.map((t, i) => el("td", t, { "data-label": state.columns.compare[i + 1] })),
-    );
-    body.append(tr);
+  const table = $("compare-table");
+  const names = state.columns.matrix;
+  const head = table.querySelector("thead tr");
+  head.replaceChildren(...names.map((n, i) => {
+    const th = el("th", null, { scope: "col" });
+    if (i === sortBy.column) th.setAttribute("aria-sort", sortBy.descending ? "descending" : "ascending");
+    const b = el("button", n, { type: "button", class: "sort" });
+    b.addEventListener("click", () => {
+      sortBy.descending = sortBy.column === i && !sortBy.descending;
+      sortBy.column = i;
+      renderCompare();
+    });
+    th.append(b);
+    return th;
+  }));
+  for (const b of table.querySelectorAll("tbody")) b.remove();
+  const groups = state.lab.matrix(sortBy.column, sortBy.descending);
+  for (const g of groups) {
+    const body = el("tbody", null, { "data-clock": g.clock });
+    const top = el("tr", null, { class: "group" });
+    top.append(el("th", g.clock, { scope: "rowgroup", colspan: String(names.length) }));
+    body.append(top);
+    for (const r of g.rows) {
+      const tr = el("tr", null, { "data-where": r.place });
+      r.cells.forEach((t, i) => tr.append(el("td", t, { "data-label": names[i] })));
+      body.append(tr);
+    }
+    table.append(body);
+  }
+  $("export-matrix").disabled = groups.length === 0;
+}
+
+function exportMatrix() {
+  download("ticklab-compare.csv", state.lab.matrix_csv(sortBy.column, sortBy.descending), "text/csv");
+}
+
+// ---------- a result link ----------
+
+// The summary travels in the URL's fragment, which browsers never send to a server:
+// deflated by the browser's own CompressionStream, then base64url.
+const LINK_LIMIT = 2000;
+const LINK_KEY = "#result=";
+
+async function streamBytes(stream, limit) {
+  const reader = stream.getReader();
+  const parts = [];
+  let n = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    n += value.length;
+    if (n > limit) throw new Error("the link unpacks to more than a result holds");
+    parts.push(value);
+  }
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (const p of parts) { out.set(p, at); at += p.length; }
+  return out;
+}
+
+async function packLink(text) {
+  const z = new Blob([text]).stream().pipeThrough(new CompressionStream("deflate-raw"));
+  const bytes = await streamBytes(z, 1 << 20);
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+async function unpackLink(b64) {
+  const bin = atob(b64.replace(/-/g, "+").replace(/_/g, "/"));
+  const z = new Blob([Uint8Array.from(bin, (c) => c.charCodeAt(0))]).stream()
+    .pipeThrough(new DecompressionStream("deflate-raw"));
+  return new TextDecoder().decode(await streamBytes(z, 64 * 1024));
+}
+
+async function shareLink() {
+  try {
+    const u = new URL(location.href);
+    u.search = "";
+    u.hash = LINK_KEY + (await packLink(state.lab.share()));
+    if (u.hash.length > LINK_LIMIT) throw new Error(`the link would be ${u.hash.length} characters; at most ${LINK_LIMIT}`);
+    $("share-link").value = u.href;
+    $("share-link").hidden = false;
+    $("share-link").select();
+  } catch (e) {
+    showError(`No link: ${e.message || e}`);
+  }
+}
+
+async function openLink() {
+  if (!location.hash.startsWith(LINK_KEY)) return;
+  const box = $("shared");
+  box.hidden = false;
+  try {
+    const shown = state.lab.open_shared(await unpackLink(location.hash.slice(LINK_KEY.length)));
+    $("shared-line").textContent = shown.line;
+    const head = $("shared-table").querySelector("thead tr");
+    head.replaceChildren(...state.columns.figures.map((n) => el("th", n, { scope: "col" })));
+    const body = $("shared-table").querySelector("tbody");
+    body.replaceChildren(...shown.rows.map(([clock, ...rest]) => {
+      const tr = el("tr");
+      tr.append(el("th", clock, { scope: "row" }), ...rest.map((t, i) => el("td", t, { "data-label": state.columns.figures[i + 1] })));
+      return tr;
+    }));
+    box.dataset.state = "shown";
+    renderCompare();
+  } catch (e) {
+    $("shared-line").textContent = `This link holds no result this page can read: ${e.message || e}`;
+    box.dataset.state = "failed";
   }
 }
 
@@ -627,19 +731,28 @@ async function main() {
   $("export-json").addEventListener("click", exportJson);
   $("export-csv").addEventListener("click", exportCsv);
   $("detail-clock").addEventListener("change", renderDetail);
-  $("native-file").addEventListener("change", (e) => loadNativeFile(e.target.files[0]));
+  $("native-file").addEventListener("change", (e) => loadFiles(e.target.files));
+  $("export-matrix").addEventListener("click", exportMatrix);
+  $("clear-compare").addEventListener("click", () => {
+    state.lab.clear_digests();
+    $("compare-status").replaceChildren();
+    renderCompare();
+  });
+  $("share").addEventListener("click", shareLink);
   const drop = $("drop");
   drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });
   drop.addEventListener("dragleave", () => drop.classList.remove("over"));
   drop.addEventListener("drop", (e) => {
     e.preventDefault();
     drop.classList.remove("over");
-    loadNativeFile(e.dataTransfer.files[0]);
+    loadFiles(e.dataTransfer.files);
   });
   drop.addEventListener("keydown", (e) => {
     if (e.key === "Enter" || e.key === " ") { e.preventDefault(); $("native-file").click(); }
   });
   renderDetail();
+  renderCompare();
+  await openLink();
   document.body.dataset.state = "ready";
   fetchNative();
   const params = new URLSearchParams(location.search);

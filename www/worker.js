@@ -1,7 +1,9 @@
 // The lab's worker: spins on clocks so the page never freezes. One message in, one clock
-// measured by the worker's Lab, progress and the clock's report posted back; or, for
-// ?bench, the page's figures.
-import init, { Lab, bench } from "./pkg/ticklab_www.js";
+// measured by the worker's Lab, progress and the clock's report posted back; or reports
+// read into digests for Compare; or, for ?bench, the page's figures.
+import init, * as wasm from "./pkg/ticklab_www.js";
+
+const { Lab, digest_report } = wasm;
 
 const ready = init();
 let lab = null; // made once, for the page's context
@@ -29,13 +31,33 @@ function plainLoopNs() {
   return best;
 }
 
+// Reports a class compares, read and reduced to digests here, off the page's thread.
+async function digests(items) {
+  const out = [];
+  for (const { name, blob } of items) {
+    try {
+      wasm.check_report_size(blob.size, name);
+      out.push({ name, digest: digest_report(await blob.text(), name) });
+    } catch (e) {
+      out.push({ name, error: String(e && e.message ? e.message : e) });
+    }
+  }
+  return out;
+}
+
 self.onmessage = async (ev) => {
   const { ctx, id, settings, fit, counter } = ev.data;
   try {
     await ready;
+    if (ev.data.kind === "digests") {
+      self.postMessage({ kind: "digests", out: await digests(ev.data.items) });
+      return;
+    }
     const cell = counter ? new Int32Array(counter) : undefined;
     if (ev.data.kind === "bench") {
-      const rows = bench(ctx, plainLoopNs(), cell);
+      // Only a build for `cargo xtask bench` has the figures.
+      if (!wasm.bench) throw new Error("this build has no benchmark: run `cargo xtask bench`");
+      const rows = wasm.bench(ctx, plainLoopNs(), cell);
       self.postMessage({ kind: "bench", rows });
       return;
     }

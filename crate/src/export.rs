@@ -34,7 +34,8 @@ fn opt(x: Option<f64>) -> String {
     x.map_or(String::new(), |v| v.to_string())
 }
 
-fn csv<I: IntoIterator<Item = Vec<String>>>(header: &[&str], rows: I) -> String {
+/// CSV text with CRLF line ends: the header, then the rows.
+pub fn csv<I: IntoIterator<Item = Vec<String>>>(header: &[&str], rows: I) -> String {
     let mut w = csv::WriterBuilder::new()
         .terminator(csv::Terminator::CRLF)
         .from_writer(Vec::new());

@@ -7,6 +7,7 @@
 //! the worker's results, words and plots from the core, import and export).
 
 pub mod catalogue;
+pub mod class;
 pub mod session;
 pub mod settings;
 
@@ -17,6 +18,9 @@ use settings::Settings;
 pub use web::*;
 
 #[cfg(target_arch = "wasm32")]
+// The page's benchmark figures (`cargo xtask bench`): built only for it, so visitors do not
+// download them.
+#[cfg(feature = "bench")]
 mod bench;
 
 /// How long the SharedArrayBuffer counter is calibrated against performance.now, in ms.
@@ -58,6 +62,7 @@ pub fn ulp(x: f64) -> f64 {
 mod web {
     use super::*;
     use catalogue::{ClockId, Context};
+    use class::Digest;
     use js_sys::{Function, Int32Array, Object, Reflect};
     use plotters::prelude::*;
     use plotters_canvas::CanvasBackend;
@@ -368,17 +373,20 @@ mod web {
             })
         }
 
-        /// The headers of the summary and the comparison: `{summary, compare}`, the same
+        /// The headers of the summary, the class matrix and a shared result: `{summary,
+        /// matrix, figures}`, the same
         /// words as the command's tables.
         pub fn columns(&self) -> Result<JsValue, JsError> {
             #[derive(Serialize)]
             struct Columns {
                 summary: &'static [&'static str],
-                compare: &'static [&'static str],
+                matrix: &'static [&'static str],
+                figures: &'static [&'static str],
             }
             to_js(&Columns {
                 summary: &ticklab::present::SUMMARY_COLUMNS,
-                compare: &ticklab::present::COMPARE_COLUMNS,
+                matrix: &class::MATRIX_COLUMNS,
+                figures: &class::FIGURES,
             })
         }
 
@@ -558,19 +566,47 @@ mod web {
             to_js(&self.session.export_csv().map_err(js_err)?)
         }
 
-        /// Reads a native report (from `ticklab run --json`, the server, or an export) to
-        /// compare with, refusing malformed, foreign and oversized ones with a message; says
-        /// what it holds. The browser's JSON parser reads the text: a second JSON reader in
-        /// the module would cost the page a fifth of its weight.
-        pub fn import_native(&mut self, text: &str, from: &str) -> Result<String, JsError> {
-            let r =
-                parse_report(text).map_err(|e| js_err(format!("Could not read {from}: {e}")))?;
-            Ok(self.session.import_native(r, from))
+        /// Keeps the digest of another report, made by [`digest_report`] in a worker, and
+        /// says what it holds.
+        pub fn add_digest(&mut self, digest: JsValue) -> Result<String, JsError> {
+            let d: Digest = from_js(digest, "digest")?;
+            self.session.add_digest(d).map_err(js_err)
         }
 
-        /// The page's clocks and the native report's, finest tick first: `[{place, row}]`.
-        pub fn compare(&self) -> Result<JsValue, JsError> {
-            to_js(&self.session.compare())
+        /// Forgets the digests of other reports.
+        pub fn clear_digests(&mut self) {
+            self.session.clear_digests();
+        }
+
+        /// Clocks × reports, a group per clock, rows sorted by column `sort` of
+        /// `columns().matrix`: `[{clock, rows: [{place, cells}]}]`.
+        pub fn matrix(&self, sort: usize, descending: bool) -> Result<JsValue, JsError> {
+            to_js(&self.session.matrix(sort, descending))
+        }
+
+        /// The matrix as CSV text.
+        pub fn matrix_csv(&self, sort: usize, descending: bool) -> String {
+            class::matrix_csv(&self.session.matrix(sort, descending))
+        }
+
+        /// This run's summary for a result link, as JSON text (no samples).
+        pub fn share(&self) -> Result<String, JsError> {
+            self.session.share().map_err(js_err)
+        }
+
+        /// Opens a result link's JSON text: `{line, rows: [cells]}` to show read-only.
+        pub fn open_shared(&mut self, text: &str) -> Result<JsValue, JsError> {
+            #[derive(Serialize)]
+            struct Shown {
+                line: String,
+                rows: Vec<Vec<String>>,
+            }
+            let d: Digest = parse_json(text)?;
+            let d = self.session.open_shared(d).map_err(js_err)?;
+            to_js(&Shown {
+                line: d.line(),
+                rows: d.clocks.iter().map(|c| c.cells.clone()).collect(),
+            })
         }
 
         /// What crossed the boundary so far: `{reports_out, clocks_in, clocks_out,
@@ -578,6 +614,28 @@ mod web {
         pub fn crossings(&self) -> Result<JsValue, JsError> {
             to_js(&self.session.crossings())
         }
+    }
+
+    /// The digest of a report's JSON text, `from` a file or the server, for the page's
+    /// [`Lab::add_digest`]; made in a worker, so thirty files never hold up the page.
+    /// Malformed, foreign and oversized reports are refused with a message.
+    #[wasm_bindgen]
+    pub fn digest_report(text: &str, from: &str) -> Result<JsValue, JsError> {
+        let r = parse_report(text).map_err(|e| js_err(format!("Could not read {from}: {e}")))?;
+        to_js(&Digest::of(&r, from))
+    }
+
+    /// Refuses a report of `bytes` from `from` before it is read, if it is too large.
+    #[wasm_bindgen]
+    pub fn check_report_size(bytes: f64, from: &str) -> Result<(), JsError> {
+        Report::check_size(bytes.min(usize::MAX as f64) as usize)
+            .map_err(|e| js_err(format!("Could not read {from}: {e}")))
+    }
+
+    /// JSON text through the browser's parser, then into `T`.
+    fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, JsError> {
+        let v = js_sys::JSON::parse(text).map_err(|_| js_err("not JSON"))?;
+        from_js(v, "result")
     }
 
     fn parse_report(text: &str) -> Result<Report, ticklab::Error> {

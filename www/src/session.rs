@@ -1,5 +1,5 @@
 //! What the page's [`Lab`](crate::Lab) handle keeps in wasm memory between calls: the form,
-//! the results, the report, an imported native report, and the count of what crossed the
+//! the results, the report, the digests of reports a class compares, and the count of what crossed the
 //! boundary. Pure Rust, so it is tested natively; `lib.rs` only converts at the boundary.
 
 use serde::Serialize;
@@ -11,6 +11,7 @@ use ticklab::tick::{self, TickOptions};
 use ticklab_plot::View;
 
 use crate::catalogue::{self, ClockId, Context, Entry, Place};
+use crate::class::{self, Digest, Group};
 use crate::settings::{RawSettings, Settings};
 
 /// Whole reports and single clock reports that crossed the wasm boundary. A page's run
@@ -24,8 +25,8 @@ pub struct Crossings {
     pub clocks_in: u32,
     /// Clock reports handed out.
     pub clocks_out: u32,
-    /// Native reports read (their text crosses in).
-    pub native_imports: u32,
+    /// Digests of other reports taken in (files, the server's, a link).
+    pub digests_in: u32,
 }
 
 /// One row of the page's clock choice, every cell in words.
@@ -64,29 +65,6 @@ pub struct Detail {
     pub fit: Option<String>,
     /// The views the plots can show ("raw", "overhead", "fit"...).
     pub views: Vec<&'static str>,
-}
-
-/// One row of the comparison of the page's clocks with a native report's.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct CompareRow {
-    /// "browser" or "native".
-    pub place: &'static str,
-    /// The clock, its tick, its claim, its read cost and its slope, in words.
-    pub cells: Vec<String>,
-    /// The tick in ns, for ordering.
-    pub tick_ns: Option<f64>,
-}
-
-impl CompareRow {
-    fn new(place: &'static str, row: SummaryRow) -> Self {
-        Self {
-            place,
-            cells: present::COMPARE_COLUMNS
-                .map(|c| row.cell(c).to_string())
-                .to_vec(),
-            tick_ns: row.tick_ns,
-        }
-    }
 }
 
 /// The page's first answer: what performance.now resolves here, in words.
@@ -132,7 +110,8 @@ pub struct Session {
     settings: Option<Settings>,
     results: Vec<(ClockId, ClockReport)>,
     report: Option<Report>,
-    native: Option<Report>,
+    digests: Vec<Digest>,
+    shared: Option<Digest>,
     crossings: Crossings,
 }
 
@@ -153,7 +132,8 @@ impl Session {
             settings: None,
             results: Vec::new(),
             report: None,
-            native: None,
+            digests: Vec::new(),
+            shared: None,
             crossings: Crossings::default(),
         }
     }
@@ -379,37 +359,50 @@ impl Session {
         Ok(ticklab::export::tables(self.whole_report()?))
     }
 
-    /// Keeps a native report to compare with, and says what it holds.
-    pub fn import_native(&mut self, r: Report, from: &str) -> String {
-        self.crossings.native_imports += 1;
-        let mut s = format!("Native report from {from}: {} clocks", r.clocks.len());
-        if let Some(cpu) = &r.environment.cpu {
-            s.push_str(&format!(" on {cpu}"));
-        }
-        s.push('.');
-        self.native = Some(r);
-        s
+    /// Keeps the digest of another report (a file, the server's), and says what it holds.
+    pub fn add_digest(&mut self, d: Digest) -> Result<String, String> {
+        let d = d.check()?;
+        self.crossings.digests_in += 1;
+        let line = d.line();
+        self.digests.retain(|x| x.from != d.from);
+        self.digests.push(d);
+        Ok(line)
     }
 
-    /// The page's clocks and the native report's, finest tick first.
-    pub fn compare(&self) -> Vec<CompareRow> {
-        let mut rows: Vec<CompareRow> = self
-            .results
+    /// Forgets the digests of other reports.
+    pub fn clear_digests(&mut self) {
+        self.digests.clear();
+    }
+
+    fn own_digest(&self) -> Option<Digest> {
+        self.report.as_ref().map(|r| Digest::of(r, "this page"))
+    }
+
+    /// Clocks × reports: this page's run, every digest taken in, and an opened link.
+    pub fn matrix(&self, sort: usize, descending: bool) -> Vec<Group> {
+        let own = self.own_digest();
+        let all: Vec<&Digest> = own
             .iter()
-            .map(|(_, c)| CompareRow::new("browser", SummaryRow::new(c, &[])))
+            .chain(&self.digests)
+            .chain(&self.shared)
             .collect();
-        if let Some(n) = &self.native {
-            rows.extend(
-                n.clocks.iter().map(|c| {
-                    CompareRow::new("native", SummaryRow::new(c, &n.environment.counters))
-                }),
-            );
-        }
-        rows.sort_by(|a, b| {
-            let t = |r: &CompareRow| r.tick_ns.unwrap_or(f64::INFINITY);
-            t(a).total_cmp(&t(b))
-        });
-        rows
+        class::matrix(&all, sort, descending)
+    }
+
+    /// The summary of this page's run for a result link: its digest as JSON (no samples).
+    pub fn share(&self) -> Result<String, String> {
+        let mut d = self
+            .own_digest()
+            .ok_or_else(|| "there is no result yet: run the lab first".to_string())?;
+        d.from = "a shared result".into();
+        serde_json::to_string(&d).map_err(|e| e.to_string())
+    }
+
+    /// Opens a result link's digest, checked, to show read-only beside this page's.
+    pub fn open_shared(&mut self, d: Digest) -> Result<&Digest, String> {
+        let d = d.check()?;
+        self.crossings.digests_in += 1;
+        Ok(self.shared.insert(d))
     }
 
     /// The headline for performance.now's report from the worker.
@@ -504,8 +497,45 @@ mod tests {
     }
 
     #[test]
+    fn a_run_a_file_and_a_link_side_by_side() {
+        let mut s = Session::new(Context::default());
+        s.set_settings(&RawSettings::default()).unwrap();
+        s.start();
+        s.add_readings(ClockId::Raf, &[0.0, 16.6, 33.3, 50.0, 66.6, 83.3], 0.1)
+            .unwrap();
+        s.finish(&PageFacts::default());
+        let link = s.share().unwrap();
+        let d: Digest = serde_json::from_str(&link).unwrap();
+        assert_eq!(d.from, "a shared result");
+        assert!(
+            !link.contains("timings"),
+            "a link carries no samples: {link}"
+        );
+        let mut other = d.clone();
+        other.from = "bob.json".into();
+        assert!(s
+            .add_digest(other.clone())
+            .unwrap()
+            .starts_with("bob.json: 1 clock"));
+        // The same file again replaces itself.
+        s.add_digest(other).unwrap();
+        s.open_shared(d).unwrap();
+        let m = s.matrix(0, false);
+        assert_eq!(m.len(), 1);
+        let from: Vec<&str> = m[0].rows.iter().map(|r| r.cells[0].as_str()).collect();
+        assert_eq!(from, ["a shared result", "bob.json", "this page"]);
+        assert_eq!(s.crossings().digests_in, 3);
+        let mut bad = s.shared.clone().unwrap();
+        bad.who.clear();
+        assert!(s.add_digest(bad).is_err());
+        s.clear_digests();
+        assert_eq!(s.matrix(0, false)[0].rows.len(), 2);
+    }
+
+    #[test]
     fn export_before_a_run_says_so() {
         let mut s = Session::new(Context::default());
+        assert!(s.share().unwrap_err().contains("run the lab first"));
         assert!(s.export_json().unwrap_err().contains("run the lab first"));
         assert!(s.settings().is_err());
     }

@@ -1,0 +1,421 @@
+//! A class side by side: each report reduced to a digest (who measured, and every clock's
+//! tick, read cost and verdict in the lab's words), the digests put in one matrix of clocks ×
+//! reports, sorted, and exported as CSV. A result link carries the same digest.
+
+use serde::{Deserialize, Serialize};
+use ticklab::present::{self, SummaryRow};
+use ticklab::report::{Platform, Report};
+
+/// The columns that say who measured.
+pub const WHO: [&str; 4] = ["browser", "OS", "isolation", "CPU"];
+/// The figures of one clock in a digest, under the summary's column names.
+pub const FIGURES: [&str; 4] = ["clock", "tick", "read cost", "verdict"];
+/// The matrix's columns after the clock (each group's heading).
+pub const MATRIX_COLUMNS: [&str; 8] = [
+    "report",
+    "browser",
+    "OS",
+    "isolation",
+    "CPU",
+    "tick",
+    "read cost",
+    "verdict",
+];
+
+// What a digest from a file or a link may hold: far more than any lab makes, small enough
+// that a hostile one cannot swamp the page.
+const MAX_CLOCKS: usize = 64;
+const MAX_TEXT: usize = 300;
+
+/// One clock of a digest.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DigestClock {
+    /// The cells under [`FIGURES`].
+    pub cells: Vec<String>,
+    /// The tick in ns, for sorting.
+    pub tick_ns: Option<f64>,
+    /// The read cost in ns, for sorting.
+    pub read_ns: Option<f64>,
+}
+
+/// A report reduced to what a class compares and a result link carries: no raw samples.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Digest {
+    /// Where it came from (a file's name, "the server", "this page", "a link").
+    pub from: String,
+    /// "browser" or "native".
+    pub place: String,
+    /// The cells under [`WHO`].
+    pub who: Vec<String>,
+    /// Its clocks.
+    pub clocks: Vec<DigestClock>,
+}
+
+/// "Chromium 156", "Firefox 153", "Safari 17" from a user agent.
+pub fn browser_and_version(ua: &str) -> String {
+    let version = |key: &str| {
+        ua.split(key).nth(1).map(|rest| {
+            rest.split(|c: char| !c.is_ascii_digit())
+                .next()
+                .unwrap_or("")
+                .to_string()
+        })
+    };
+    let (name, v) = if let Some(v) = version("Firefox/") {
+        ("Firefox", Some(v))
+    } else if let Some(v) = version("Edg/") {
+        ("Edge", Some(v))
+    } else if let Some(v) = version("Chrome/").or_else(|| version("Chromium/")) {
+        ("Chromium", Some(v))
+    } else if ua.contains("Safari/") {
+        ("Safari", version("Version/"))
+    } else {
+        ("another browser", None)
+    };
+    match v {
+        Some(v) if !v.is_empty() => format!("{name} {v}"),
+        _ => name.to_string(),
+    }
+}
+
+/// The operating system a user agent names.
+pub fn os_of(ua: &str) -> &'static str {
+    [
+        ("Android", "Android"),
+        ("iPhone", "iOS"),
+        ("iPad", "iPadOS"),
+        ("CrOS", "ChromeOS"),
+        ("Windows", "Windows"),
+        ("Mac OS X", "macOS"),
+        ("Linux", "Linux"),
+    ]
+    .iter()
+    .find(|(key, _)| ua.contains(key))
+    .map_or(present::DASH, |(_, os)| os)
+}
+
+fn clipped(s: &str) -> String {
+    s.chars().take(MAX_TEXT).collect()
+}
+
+impl Digest {
+    /// The digest of report `r`, which came from `from`.
+    pub fn of(r: &Report, from: &str) -> Self {
+        let env = &r.environment;
+        let browser = env.platform == Some(Platform::Browser);
+        let ua = env.user_agent.as_deref().unwrap_or("");
+        let who = [
+            if browser {
+                browser_and_version(ua)
+            } else {
+                "native".into()
+            },
+            match (&env.os, browser) {
+                (Some(os), _) => os.clone(),
+                (None, true) => os_of(ua).into(),
+                (None, false) => present::DASH.into(),
+            },
+            match env.cross_origin_isolated {
+                Some(true) => "isolated".into(),
+                Some(false) => "not isolated".into(),
+                None => present::DASH.into(),
+            },
+            match (&env.cpu, env.cpus) {
+                (Some(cpu), _) => cpu.clone(),
+                (None, Some(n)) => format!("{n} logical CPUs"),
+                (None, None) => present::DASH.into(),
+            },
+        ];
+        let clocks = r
+            .clocks
+            .iter()
+            .map(|c| {
+                let row = SummaryRow::new(c, &env.counters);
+                DigestClock {
+                    cells: FIGURES.map(|f| row.cell(f).to_string()).to_vec(),
+                    tick_ns: row.tick_ns,
+                    read_ns: c
+                        .overhead
+                        .as_ref()
+                        .filter(|o| o.unusable.is_none())
+                        .and_then(|o| o.per_read_ns),
+                }
+            })
+            .collect();
+        Self {
+            from: clipped(from),
+            place: if browser { "browser" } else { "native" }.into(),
+            who: who.iter().map(|s| clipped(s)).collect(),
+            clocks,
+        }
+    }
+
+    /// Checks a digest that came from outside (a link): its shape and its sizes.
+    pub fn check(self) -> Result<Self, String> {
+        let texts = self
+            .who
+            .iter()
+            .chain(self.clocks.iter().flat_map(|c| &c.cells))
+            .chain([&self.from, &self.place]);
+        if self.who.len() != WHO.len() || self.clocks.iter().any(|c| c.cells.len() != FIGURES.len())
+        {
+            return Err("a result has the wrong number of fields".into());
+        }
+        if self.clocks.len() > MAX_CLOCKS {
+            return Err(format!(
+                "a result has {} clocks; at most {MAX_CLOCKS}",
+                self.clocks.len()
+            ));
+        }
+        if texts.into_iter().any(|t| t.chars().count() > MAX_TEXT) {
+            return Err(format!("a result has a field over {MAX_TEXT} characters"));
+        }
+        let bad = |x: Option<f64>| x.is_some_and(|v| !(v.is_finite() && v >= 0.0));
+        if self.clocks.iter().any(|c| bad(c.tick_ns) || bad(c.read_ns)) {
+            return Err("a result has a figure that is not a finite time".into());
+        }
+        Ok(self)
+    }
+
+    /// One line saying what it holds.
+    pub fn line(&self) -> String {
+        let who: Vec<&str> = self
+            .who
+            .iter()
+            .map(String::as_str)
+            .filter(|w| *w != present::DASH)
+            .collect();
+        format!(
+            "{}: {} clock{}, {}",
+            self.from,
+            self.clocks.len(),
+            if self.clocks.len() == 1 { "" } else { "s" },
+            who.join(", ")
+        )
+    }
+}
+
+/// One report's row in a clock's group.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MatrixRow {
+    /// "browser" or "native".
+    pub place: String,
+    /// The cells under [`MATRIX_COLUMNS`].
+    pub cells: Vec<String>,
+}
+
+/// The rows of one clock, one per report that measured it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Group {
+    /// The clock.
+    pub clock: String,
+    /// Its rows.
+    pub rows: Vec<MatrixRow>,
+}
+
+/// Clocks × reports: a group per clock, finest best tick first; within a group the rows are
+/// sorted by column `sort` of [`MATRIX_COLUMNS`] (tick and read cost by value, the rest by
+/// text), and `descending` reverses them.
+pub fn matrix(digests: &[&Digest], sort: usize, descending: bool) -> Vec<Group> {
+    struct Item<'a> {
+        d: &'a Digest,
+        c: &'a DigestClock,
+    }
+    let mut groups: Vec<(String, Vec<Item>)> = Vec::new();
+    for d in digests {
+        for c in &d.clocks {
+            let name = &c.cells[0];
+            match groups.iter_mut().find(|(n, _)| n == name) {
+                Some((_, items)) => items.push(Item { d, c }),
+                None => groups.push((name.clone(), vec![Item { d, c }])),
+            }
+        }
+    }
+    let best = |items: &[Item]| {
+        items
+            .iter()
+            .filter_map(|i| i.c.tick_ns)
+            .fold(f64::INFINITY, f64::min)
+    };
+    groups.sort_by(|a, b| best(&a.1).total_cmp(&best(&b.1)));
+    let cells = |i: &Item| -> Vec<String> {
+        [&i.d.from]
+            .into_iter()
+            .chain(&i.d.who)
+            .chain(&i.c.cells[1..])
+            .cloned()
+            .collect()
+    };
+    groups
+        .into_iter()
+        .map(|(clock, mut items)| {
+            items.sort_by(|a, b| {
+                let by_value = |x: Option<f64>, y: Option<f64>| {
+                    x.unwrap_or(f64::INFINITY)
+                        .total_cmp(&y.unwrap_or(f64::INFINITY))
+                };
+                let o = match MATRIX_COLUMNS.get(sort).copied() {
+                    Some("tick") => by_value(a.c.tick_ns, b.c.tick_ns),
+                    Some("read cost") => by_value(a.c.read_ns, b.c.read_ns),
+                    _ => cells(a)
+                        .get(sort)
+                        .cmp(&cells(b).get(sort))
+                        .then(by_value(a.c.tick_ns, b.c.tick_ns)),
+                };
+                if descending {
+                    o.reverse()
+                } else {
+                    o
+                }
+            });
+            Group {
+                clock,
+                rows: items
+                    .iter()
+                    .map(|i| MatrixRow {
+                        place: i.d.place.clone(),
+                        cells: cells(i),
+                    })
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+/// The matrix as CSV: one row per clock and report.
+pub fn matrix_csv(groups: &[Group]) -> String {
+    let header: Vec<&str> = ["clock"].into_iter().chain(MATRIX_COLUMNS).collect();
+    ticklab::export::csv(
+        &header,
+        groups.iter().flat_map(|g| {
+            g.rows.iter().map(|r| {
+                std::iter::once(g.clock.clone())
+                    .chain(r.cells.iter().cloned())
+                    .collect()
+            })
+        }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ticklab::clock::{ClockInfo, ClockKind, CountPeriod, Ratio};
+    use ticklab::report::{ClockReport, Environment};
+    use ticklab::run::{Budget, Stop};
+    use ticklab::tick::{self, TickOptions};
+
+    const CHROME: &str = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.7000.1 Safari/537.36";
+    const FIREFOX: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:153.0) Gecko/20100101 Firefox/153.0";
+    const PHONE: &str = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/150.0.0.0 Mobile Safari/537.36";
+    const SAFARI: &str = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1";
+
+    #[test]
+    fn user_agents_name_browser_version_and_os() {
+        assert_eq!(browser_and_version(CHROME), "Chromium 156");
+        assert_eq!(browser_and_version(FIREFOX), "Firefox 153");
+        assert_eq!(browser_and_version(SAFARI), "Safari 17");
+        assert_eq!(browser_and_version("curl/8"), "another browser");
+        assert_eq!(os_of(CHROME), "Linux");
+        assert_eq!(os_of(PHONE), "Android");
+        assert_eq!(os_of(SAFARI), "iOS");
+        assert_eq!(os_of(""), present::DASH);
+    }
+
+    fn report(ua: Option<&str>, isolated: bool, clocks: &[(&str, Option<f64>)]) -> Report {
+        let env = Environment {
+            platform: Some(if ua.is_some() {
+                Platform::Browser
+            } else {
+                Platform::Native
+            }),
+            user_agent: ua.map(String::from),
+            cross_origin_isolated: ua.map(|_| isolated),
+            cpu: ua.is_none().then(|| "AMD EPYC".into()),
+            cpus: Some(8),
+            ..Default::default()
+        };
+        let mut r = Report::new(env);
+        for (name, tick) in clocks {
+            let period = CountPeriod::Exact {
+                ns: Ratio::new(1, 1).unwrap(),
+            };
+            let info = ClockInfo::new(*name, ClockKind::Wall, period);
+            let mut c = ClockReport::new(info.clone());
+            if let Some(ns) = tick {
+                // Readings a tick apart, some skipping one: the tick is found, not given.
+                let step = ns.round() as u64;
+                let readings: Vec<u64> = (0..200u64).map(|i| (i + i / 3) * step).collect();
+                let opts = TickOptions::new(Budget::new(1.0, 1_000_000).unwrap());
+                c.tick =
+                    Some(tick::from_readings(&info, &readings, 0.5, Stop::Time, &opts).unwrap());
+            }
+            r.clocks.push(c);
+        }
+        r
+    }
+
+    #[test]
+    fn a_matrix_groups_clocks_and_sorts_reports_within() {
+        let a = Digest::of(
+            &report(Some(CHROME), false, &[("performance.now", Some(100_000.0))]),
+            "ann.json",
+        );
+        let b = Digest::of(
+            &report(
+                Some(FIREFOX),
+                true,
+                &[("performance.now", Some(20_000.0)), ("Date.now", Some(1e6))],
+            ),
+            "bob.json",
+        );
+        let n = Digest::of(
+            &report(None, false, &[("CLOCK_MONOTONIC", Some(10.02))]),
+            "the server",
+        );
+        assert_eq!(
+            a.who,
+            ["Chromium 156", "Linux", "not isolated", "8 logical CPUs"]
+        );
+        assert_eq!(n.who, ["native", present::DASH, present::DASH, "AMD EPYC"]);
+        assert_eq!(
+            b.line(),
+            "bob.json: 2 clocks, Firefox 153, Linux, isolated, 8 logical CPUs"
+        );
+        let m = matrix(&[&a, &b, &n], 5, false);
+        let clocks: Vec<&str> = m.iter().map(|g| g.clock.as_str()).collect();
+        assert_eq!(clocks, ["CLOCK_MONOTONIC", "performance.now", "Date.now"]);
+        let from: Vec<&str> = m[1].rows.iter().map(|r| r.cells[0].as_str()).collect();
+        assert_eq!(from, ["bob.json", "ann.json"]);
+        let m = matrix(&[&a, &b, &n], 5, true);
+        assert_eq!(m[1].rows[0].cells[0], "ann.json");
+        // By report name, as text.
+        let m = matrix(&[&b, &a], 0, false);
+        assert_eq!(m[0].rows[0].cells[0], "ann.json");
+        assert_eq!(m[0].rows[0].place, "browser");
+        let csv = matrix_csv(&m);
+        assert!(csv.starts_with("clock,report,browser,OS,isolation,CPU,tick,read cost,verdict\r\n"));
+        assert_eq!(csv.lines().count(), 4, "{csv}");
+    }
+
+    #[test]
+    fn a_digest_from_outside_is_checked() {
+        let a = Digest::of(
+            &report(Some(CHROME), false, &[("performance.now", Some(100_000.0))]),
+            "ann.json",
+        );
+        assert!(a.clone().check().is_ok());
+        let mut bad = a.clone();
+        bad.who.pop();
+        assert!(bad.check().unwrap_err().contains("wrong number"));
+        let mut bad = a.clone();
+        bad.clocks[0].cells[1] = "x".repeat(400);
+        assert!(bad.check().unwrap_err().contains("over 300"));
+        let mut bad = a.clone();
+        bad.clocks[0].tick_ns = Some(f64::NAN);
+        assert!(bad.check().is_err());
+        let mut bad = a;
+        bad.clocks = vec![bad.clocks[0].clone(); 65];
+        assert!(bad.check().unwrap_err().contains("65 clocks"));
+    }
+}
