@@ -672,6 +672,71 @@ async function openLink() {
   }
 }
 
+// ---------- the playground ----------
+
+// One run at a time in a worker of its own; a change during a run is served by the next,
+// with the newest positions. The time from a change to its redraw is kept for the tests.
+const play = { worker: null, busy: false, pending: null };
+
+function knobs() {
+  const f = new FormData($("knobs"));
+  return { tick: Number(f.get("tick")), jitter: f.has("jitter"), read: Number(f.get("read")), per_n: Number(f.get("per_n")) };
+}
+
+function playChanged() {
+  const k = knobs();
+  try {
+    const w = state.lab.knob_words(k);
+    for (const n of Object.keys(w)) $(`knob-${n}`).textContent = w[n];
+  } catch (e) {
+    $("play-text").textContent = e.message;
+    return;
+  }
+  play.pending ??= performance.now();
+  if (!play.busy) runPlay();
+}
+
+function runPlay() {
+  const t0 = play.pending;
+  play.pending = null;
+  play.busy = true;
+  if (!play.worker) {
+    play.worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+    play.worker.onerror = (ev) => { ev.preventDefault(); $("play-text").textContent = "the worker could not start"; };
+  }
+  play.worker.onmessage = (ev) => {
+    play.busy = false;
+    if (ev.data.kind === "play") {
+      const d = state.lab.add_play(ev.data.report);
+      $("play-text").textContent = [d.tick, d.fit].filter(Boolean).join(" ");
+      for (const v of ["raw", "sorted", "diff_sorted", "excess"]) plot(`play-${v}`, "playground", v);
+      const ms = performance.now() - t0;
+      (self.ticklabTimes.play ||= []).push(ms);
+      $("playground").dataset.redrawMs = String(ms);
+    } else {
+      $("play-text").textContent = ev.data.message;
+    }
+    if (play.pending !== null) runPlay();
+  };
+  play.worker.postMessage({ kind: "play", knobs: knobs() });
+}
+
+function startPlayground() {
+  $("knobs").addEventListener("input", playChanged);
+  $("steps").addEventListener("click", (e) => {
+    const b = e.target.closest("button");
+    if (!b) return;
+    const f = $("knobs").elements;
+    for (const n of ["tick", "read", "per_n"]) f[n].value = b.dataset[n];
+    f.jitter.checked = !!b.dataset.jitter;
+    playChanged();
+  });
+  // First run when the visitor gets there: not beside the headline's measurement.
+  new IntersectionObserver((seen, o) => {
+    if (seen.some((s) => s.isIntersecting)) { o.disconnect(); playChanged(); }
+  }).observe($("playground"));
+}
+
 // ---------- start ----------
 
 async function main() {
@@ -739,6 +804,7 @@ async function main() {
     renderCompare();
   });
   $("share").addEventListener("click", shareLink);
+  startPlayground();
   const drop = $("drop");
   drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });
   drop.addEventListener("dragleave", () => drop.classList.remove("over"));

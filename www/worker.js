@@ -49,6 +49,10 @@ self.onmessage = async (ev) => {
   const { ctx, id, settings, fit, counter } = ev.data;
   try {
     await ready;
+    if (ev.data.kind === "play") {
+      self.postMessage({ kind: "play", report: wasm.play(ev.data.knobs) });
+      return;
+    }
     if (ev.data.kind === "digests") {
       self.postMessage({ kind: "digests", out: await digests(ev.data.items) });
       return;

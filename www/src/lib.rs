@@ -8,6 +8,7 @@
 
 pub mod catalogue;
 pub mod class;
+pub mod playground;
 pub mod session;
 pub mod settings;
 
@@ -63,6 +64,10 @@ mod web {
     use super::*;
     use catalogue::{ClockId, Context};
     use class::Digest;
+    use playground::Knobs;
+
+    /// The id under which the page draws the playground's clock.
+    const PLAYGROUND: &str = "playground";
     use js_sys::{Function, Int32Array, Object, Reflect};
     use plotters::prelude::*;
     use plotters_canvas::CanvasBackend;
@@ -533,7 +538,7 @@ mod web {
         }
 
         /// Draws `view` ("raw", "sorted", "diff_sorted", "histogram", "edges", "overhead",
-        /// "fit", "excess"; `fit` picks the fit) of clock `id` on `canvas`.
+        /// "fit", "excess"; `fit` picks the fit) of clock `id` (or "playground") on `canvas`.
         pub fn draw(
             &self,
             canvas: HtmlCanvasElement,
@@ -541,12 +546,13 @@ mod web {
             view: &str,
             fit: usize,
         ) -> Result<(), JsError> {
-            let id = ClockId::parse(id).map_err(js_err)?;
             let view = View::parse(view, fit).map_err(js_err)?;
-            let c = self
-                .session
-                .result(id)
-                .ok_or_else(|| js_err(format!("{}: not measured", id.as_str())))?;
+            let c = if id == PLAYGROUND {
+                self.session.play()
+            } else {
+                self.session.result(ClockId::parse(id).map_err(js_err)?)
+            }
+            .ok_or_else(|| js_err(format!("{id}: not measured")))?;
             let backend = CanvasBackend::with_canvas_object(canvas)
                 .ok_or_else(|| js_err("the canvas has no 2D context"))?;
             let root = backend.into_drawing_area();
@@ -558,7 +564,7 @@ mod web {
 
         /// The run's report as JSON text, for Export.
         pub fn export_json(&mut self) -> Result<String, JsError> {
-            self.session.export_json().map_err(js_err)
+            json_text_of(self.session.export().map_err(js_err)?, 2)
         }
 
         /// Every table and plot's data as CSV, for Export: `[{name, csv}]`.
@@ -571,6 +577,18 @@ mod web {
         pub fn add_digest(&mut self, digest: JsValue) -> Result<String, JsError> {
             let d: Digest = from_js(digest, "digest")?;
             self.session.add_digest(d).map_err(js_err)
+        }
+
+        /// The playground's knobs in words, for the labels beside the sliders.
+        pub fn knob_words(&self, knobs: JsValue) -> Result<JsValue, JsError> {
+            let k: Knobs = from_js(knobs, "playground")?;
+            to_js(&k.words().map_err(js_err)?)
+        }
+
+        /// Keeps the playground's result from the worker: `{tick, overhead, fit}` in words.
+        pub fn add_play(&mut self, report: JsValue) -> Result<JsValue, JsError> {
+            let report: ClockReport = from_js(report, "clock report")?;
+            to_js(&self.session.add_play(report))
         }
 
         /// Forgets the digests of other reports.
@@ -591,7 +609,7 @@ mod web {
 
         /// This run's summary for a result link, as JSON text (no samples).
         pub fn share(&self) -> Result<String, JsError> {
-            self.session.share().map_err(js_err)
+            json_text_of(&self.session.share().map_err(js_err)?, 0)
         }
 
         /// Opens a result link's JSON text: `{line, rows: [cells]}` to show read-only.
@@ -625,11 +643,30 @@ mod web {
         to_js(&Digest::of(&r, from))
     }
 
+    /// Runs the playground's simulated clock for knobs `{tick, jitter, read, per_n}` (the
+    /// sliders' positions) and returns its `ClockReport`, for the page's [`Lab::add_play`].
+    #[wasm_bindgen]
+    pub fn play(knobs: JsValue) -> Result<JsValue, JsError> {
+        let k: Knobs = from_js(knobs, "playground")?;
+        let seed = 0x91a7 ^ js_sys::Date::now() as u64;
+        to_js(&playground::run(&k, seed).map_err(js_err)?)
+    }
+
     /// Refuses a report of `bytes` from `from` before it is read, if it is too large.
     #[wasm_bindgen]
     pub fn check_report_size(bytes: f64, from: &str) -> Result<(), JsError> {
         Report::check_size(bytes.min(usize::MAX as f64) as usize)
             .map_err(|e| js_err(format!("Could not read {from}: {e}")))
+    }
+
+    /// `v` as JSON text, indented by `indent` spaces, by the browser's JSON writer: a second
+    /// writer in the module would cost the page a tenth of its weight.
+    fn json_text_of<T: Serialize + ?Sized>(v: &T, indent: u32) -> Result<String, JsError> {
+        let value = to_js(v)?;
+        js_sys::JSON::stringify_with_replacer_and_space(&value, &JsValue::NULL, &indent.into())
+            .ok()
+            .and_then(|s| s.as_string())
+            .ok_or_else(|| js_err("the browser could not write the JSON"))
     }
 
     /// JSON text through the browser's parser, then into `T`.

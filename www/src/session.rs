@@ -112,6 +112,7 @@ pub struct Session {
     report: Option<Report>,
     digests: Vec<Digest>,
     shared: Option<Digest>,
+    play: Option<ClockReport>,
     crossings: Crossings,
 }
 
@@ -134,6 +135,7 @@ impl Session {
             report: None,
             digests: Vec::new(),
             shared: None,
+            play: None,
             crossings: Crossings::default(),
         }
     }
@@ -307,6 +309,23 @@ impl Session {
         self.report = Some(r);
     }
 
+    /// Keeps the playground's latest result (from the worker) and says what it shows.
+    pub fn add_play(&mut self, report: ClockReport) -> Detail {
+        self.crossings.clocks_in += 1;
+        let c = self.play.insert(report);
+        Detail {
+            tick: present::tick_detail(c, &[]).or_else(|| Some(present::notes(c).join("; "))),
+            overhead: present::overhead_detail(c),
+            fit: present::fit_detail(c),
+            views: View::of(c).into_iter().map(View::name).collect(),
+        }
+    }
+
+    /// The playground's latest result.
+    pub fn play(&self) -> Option<&ClockReport> {
+        self.play.as_ref()
+    }
+
     /// The result of clock `id`, if it ran.
     pub fn result(&self, id: ClockId) -> Option<&ClockReport> {
         self.results.iter().find(|(i, _)| *i == id).map(|(_, c)| c)
@@ -349,9 +368,9 @@ impl Session {
             .ok_or_else(|| "there is no report yet: run the lab first".to_string())
     }
 
-    /// The report as JSON text, for Export.
-    pub fn export_json(&mut self) -> Result<String, String> {
-        self.whole_report()?.to_json().map_err(|e| e.to_string())
+    /// The report, for Export (the page writes it as JSON with the browser's own writer).
+    pub fn export(&mut self) -> Result<&Report, String> {
+        self.whole_report()
     }
 
     /// Every table and plot's data as CSV, for Export.
@@ -389,13 +408,13 @@ impl Session {
         class::matrix(&all, sort, descending)
     }
 
-    /// The summary of this page's run for a result link: its digest as JSON (no samples).
-    pub fn share(&self) -> Result<String, String> {
+    /// The summary of this page's run for a result link: its digest (no samples).
+    pub fn share(&self) -> Result<Digest, String> {
         let mut d = self
             .own_digest()
             .ok_or_else(|| "there is no result yet: run the lab first".to_string())?;
         d.from = "a shared result".into();
-        serde_json::to_string(&d).map_err(|e| e.to_string())
+        Ok(d)
     }
 
     /// Opens a result link's digest, checked, to show read-only beside this page's.
@@ -463,7 +482,7 @@ mod tests {
         s.finish(&PageFacts::default());
         assert_eq!(s.rows().len(), 2);
         assert_eq!(s.crossings(), Crossings::default());
-        let json = s.export_json().unwrap();
+        let json = s.export().unwrap().to_json().unwrap();
         let back = Report::from_json(&json).unwrap();
         assert_eq!(back.clocks.len(), 2);
         // The notes of the failed clock are the command's words for the same result.
@@ -504,8 +523,8 @@ mod tests {
         s.add_readings(ClockId::Raf, &[0.0, 16.6, 33.3, 50.0, 66.6, 83.3], 0.1)
             .unwrap();
         s.finish(&PageFacts::default());
-        let link = s.share().unwrap();
-        let d: Digest = serde_json::from_str(&link).unwrap();
+        let d = s.share().unwrap();
+        let link = serde_json::to_string(&d).unwrap();
         assert_eq!(d.from, "a shared result");
         assert!(
             !link.contains("timings"),
@@ -536,7 +555,7 @@ mod tests {
     fn export_before_a_run_says_so() {
         let mut s = Session::new(Context::default());
         assert!(s.share().unwrap_err().contains("run the lab first"));
-        assert!(s.export_json().unwrap_err().contains("run the lab first"));
+        assert!(s.export().unwrap_err().contains("run the lab first"));
         assert!(s.settings().is_err());
     }
 }
