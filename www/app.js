@@ -446,8 +446,22 @@ function renderDetailChoice() {
   renderDetail();
 }
 
+// A canvas as wide as its column, in device pixels: the Lab lays the plot out in CSS
+// pixels and scales it by devicePixelRatio, so it stays sharp on a phone.
+function sizeCanvas(c) {
+  c.dataset.aspect ??= String(c.height / c.width);
+  const w = Math.max(280, c.parentElement.clientWidth || 640);
+  const h = Math.round(w * Number(c.dataset.aspect));
+  const r = Math.max(1, self.devicePixelRatio || 1);
+  c.style.width = `${w}px`;
+  c.style.height = `${h}px`;
+  c.width = Math.round(w * r);
+  c.height = Math.round(h * r);
+}
+
 function plot(canvasId, id, view) {
   const canvas = $(canvasId);
+  sizeCanvas(canvas);
   try {
     state.lab.draw(canvas, id, view, 0);
     canvas.hidden = false;
@@ -672,6 +686,50 @@ async function openLink() {
   }
 }
 
+// ---------- timings measured elsewhere ----------
+
+async function analyzeInput(ev) {
+  ev.preventDefault();
+  const file = $("analyze-file").files[0];
+  const pasted = $("analyze-text").value;
+  const box = $("analysis");
+  try {
+    // A paste wins over a file chosen earlier: it is what the visitor just did.
+    const [text, name] = pasted.trim() ? [pasted, "the pasted timings"] : file ? [await file.text(), file.name] : [null, null];
+    if (text === null) throw new Error("Choose a file or paste timings first.");
+    const a = state.lab.analyze(text, name, $("analyze-unit").value);
+    $("analysis-answer").textContent = a.answer;
+    $("analysis-detail").replaceChildren(...a.detail.flatMap(([k, v]) => [el("dt", k), el("dd", v)]));
+    $("analysis-overview").querySelector("thead tr").replaceChildren(...a.columns.map((c) => el("th", c, { scope: "col" })));
+    $("analysis-overview").querySelector("tbody").replaceChildren(...a.overview.map(([first, ...rest]) => {
+      const tr = el("tr");
+      tr.append(el("th", first, { scope: "row" }), ...rest.map((t, i) => el("td", t, { "data-label": a.columns[i + 1] })));
+      return tr;
+    }));
+    $("analysis-bands").hidden = a.bands.length === 0;
+    $("analysis-bands").querySelector("ul").replaceChildren(...a.bands.map((b) => el("li", b)));
+    $("analysis-notes").replaceChildren(...a.notes.map((n) => el("li", n)));
+    box.hidden = false;
+    for (const v of ["raw", "sorted", "diff_sorted", "histogram"]) {
+      const c = $(`an-${v}`);
+      sizeCanvas(c);
+      try { state.lab.draw_analysis(c, v); c.hidden = false; } catch { c.hidden = true; }
+    }
+    if (a.tick_ns !== null && a.tick_ns !== undefined) box.dataset.tickNs = String(a.tick_ns);
+    else delete box.dataset.tickNs;
+    box.dataset.state = "done";
+  } catch (e) {
+    box.hidden = false;
+    box.dataset.state = "failed";
+    delete box.dataset.tickNs;
+    $("analysis-answer").textContent = e.message || String(e);
+    for (const id of ["analysis-detail", "analysis-notes"]) $(id).replaceChildren();
+    $("analysis-overview").querySelector("tbody").replaceChildren();
+    $("analysis-bands").hidden = true;
+    for (const c of box.querySelectorAll("canvas")) c.hidden = true;
+  }
+}
+
 // ---------- the playground ----------
 
 // One run at a time in a worker of its own; a change during a run is served by the next,
@@ -805,6 +863,7 @@ async function main() {
   });
   $("share").addEventListener("click", shareLink);
   startPlayground();
+  $("analyze-form").addEventListener("submit", analyzeInput);
   const drop = $("drop");
   drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });
   drop.addEventListener("dragleave", () => drop.classList.remove("over"));

@@ -74,6 +74,9 @@ pub enum Error {
     /// A report could not be read: malformed, foreign, or of another schema version.
     #[error("report: {0}")]
     Report(String),
+    /// Timings to analyse could not be read: the message names the file, line or field.
+    #[error("{0}")]
+    Input(String),
 }
 
 /// Why a reading could not be used.
@@ -138,6 +141,8 @@ impl Error {
             Error::BudgetExhausted { .. } => ErrorKind::BudgetExhausted,
             Error::Cancelled => ErrorKind::Cancelled,
             Error::Report(_) => ErrorKind::Report,
+            // Input is read before any experiment, so no report records it.
+            Error::Input(_) => ErrorKind::Other,
         }
     }
 }

@@ -34,17 +34,32 @@ fn opt(x: Option<f64>) -> String {
     x.map_or(String::new(), |v| v.to_string())
 }
 
-/// CSV text with CRLF line ends: the header, then the rows.
+/// CSV text with CRLF line ends: the header, then the rows. Written here rather than by the
+/// csv crate (whose output the tests compare it with): the page's module carries it.
 pub fn csv<I: IntoIterator<Item = Vec<String>>>(header: &[&str], rows: I) -> String {
-    let mut w = csv::WriterBuilder::new()
-        .terminator(csv::Terminator::CRLF)
-        .from_writer(Vec::new());
-    // Writing to memory cannot fail, and every row has the header's length.
-    let _ = w.write_record(header);
+    let mut out = String::new();
+    let mut record = |fields: &mut dyn Iterator<Item = &str>| {
+        for (i, f) in fields.enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            // Quoted as the csv crate quotes: a separator, a quote, a line break, or
+            // nothing at all in a record of one field.
+            if f.contains([',', '"', '\r', '\n']) {
+                out.push('"');
+                out.push_str(&f.replace('"', "\"\""));
+                out.push('"');
+            } else {
+                out.push_str(f);
+            }
+        }
+        out.push_str("\r\n");
+    };
+    record(&mut header.iter().copied());
     for r in rows {
-        let _ = w.write_record(&r);
+        record(&mut r.iter().map(String::as_str));
     }
-    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+    out
 }
 
 /// One row per clock: claim, tick, verdict, read cost, the first fit's slopes, and every
@@ -199,6 +214,24 @@ mod tests {
     use super::*;
     use crate::clock::{ClockInfo, ClockKind, CountPeriod};
     use crate::report::Environment;
+
+    #[test]
+    fn csv_is_written_as_the_csv_crate_writes_it() {
+        let rows = vec![
+            vec!["plain".to_string(), "a,b".into(), "say \"hi\"".into()],
+            vec!["two\nlines".into(), "µs".into(), " spaced ".into()],
+            vec!["".into(), "cr\r".into(), "-".into()],
+        ];
+        let mut w = ::csv::WriterBuilder::new()
+            .terminator(::csv::Terminator::CRLF)
+            .from_writer(Vec::new());
+        w.write_record(["x", "y", "z"]).unwrap();
+        for r in &rows {
+            w.write_record(r).unwrap();
+        }
+        let theirs = String::from_utf8(w.into_inner().unwrap()).unwrap();
+        assert_eq!(csv(&["x", "y", "z"], rows), theirs);
+    }
 
     #[test]
     fn fields_are_quoted_and_names_slugged() {

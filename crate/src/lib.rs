@@ -31,6 +31,7 @@
 
 #![warn(missing_docs)]
 
+pub mod analyze;
 pub mod broken;
 pub mod calibrate;
 pub mod clock;

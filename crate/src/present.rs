@@ -83,6 +83,15 @@ pub fn percent(share: f64) -> String {
     format!("{:.1}%", share * 100.0)
 }
 
+/// A whole number of ticks: "0 ticks", "1 tick", "12 ticks".
+pub fn ticks(k: f64) -> String {
+    if k == 1.0 {
+        "1 tick".into()
+    } else {
+        format!("{k:.0} ticks")
+    }
+}
+
 /// The verdict as the report's JSON and the CSV export spell it.
 pub fn verdict_key(v: Verdict) -> &'static str {
     match v {

@@ -36,7 +36,8 @@ impl From<ticklab::Error> for CliError {
         match e {
             ticklab::Error::Invalid { .. }
             | ticklab::Error::NoData(_)
-            | ticklab::Error::Report(_) => CliError::Usage(e.to_string()),
+            | ticklab::Error::Report(_)
+            | ticklab::Error::Input(_) => CliError::Usage(e.to_string()),
             _ => CliError::Measurement(e.to_string()),
         }
     }

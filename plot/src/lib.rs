@@ -171,7 +171,8 @@ fn tick<DB: DrawingBackend>(
     match view {
         View::Raw => {
             let levels: Vec<f64> = t.bands.iter().map(|b| b.level * s.factor).collect();
-            raw_banded(area, &v, &levels, s.unit)
+            let tick = Some(t.estimate.tick * s.factor).filter(|t| t.is_finite() && *t > 0.0);
+            raw_banded(area, &v, &levels, tick, s.unit)
         }
         View::Sorted => sorted(area, &v, s.unit),
         View::DiffSorted => diff_sorted(area, &v, s.unit),
@@ -298,7 +299,11 @@ fn scatter<DB: DrawingBackend>(
     y_desc: &str,
     points: &[(f64, f64)],
 ) -> PlotResult {
-    scatter_with_levels(area, title, x_desc, y_desc, points, &[], |_| true)
+    let none = Levels {
+        at: &[],
+        tick: None,
+    };
+    scatter_with_levels(area, title, x_desc, y_desc, points, &none, |_| true)
 }
 
 /// A scatter with horizontal guide lines at `levels` (the bands of a tick).
@@ -308,7 +313,7 @@ fn scatter_with_levels<DB: DrawingBackend>(
     x_desc: &str,
     y_desc: &str,
     points: &[(f64, f64)],
-    levels: &[f64],
+    levels: &Levels,
     bulk: impl Fn(f64) -> bool,
 ) -> PlotResult {
     let (x0, x1) = range(points.iter().map(|p| p.0));
@@ -320,7 +325,7 @@ fn scatter_with_levels<DB: DrawingBackend>(
         title.to_string()
     };
     let mut chart = ChartBuilder::on(area)
-        .caption(title, ("sans-serif", 16))
+        .caption(title, (FontFamily::SansSerif, 16))
         .margin(8)
         .x_label_area_size(32)
         .y_label_area_size(64)
@@ -340,17 +345,37 @@ fn scatter_with_levels<DB: DrawingBackend>(
             points
                 .iter()
                 .filter(|p| p.0.is_finite() && p.1.is_finite() && p.1 > y1)
-                .map(|&(x, _)| TriangleMarker::new((x, y1), 5, MINIMA.filled())),
+                // A triangle pointing up, in pixels from the point: plotters' own marker
+                // computes its corners with sin and cos, which the page's module would carry.
+                .map(|&(x, _)| {
+                    EmptyElement::at((x, y1))
+                        + Polygon::new(vec![(-5, 4), (5, 4), (0, -5)], MINIMA.filled())
+                }),
         )
         .map_err(fail)?;
+    let shown: Vec<f64> = levels
+        .at
+        .iter()
+        .copied()
+        .filter(|l| (y0..=y1).contains(l))
+        .collect();
     chart
         .draw_series(
-            levels
+            shown
                 .iter()
-                .filter(|l| (y0..=y1).contains(*l))
                 .map(|&l| PathElement::new([(x0, l), (x1, l)], LVF.mix(0.6).stroke_width(1))),
         )
         .map_err(fail)?;
+    if let Some(tick) = levels.tick {
+        let every = shown.len().div_ceil(BAND_LABELS).max(1);
+        let font = (FontFamily::SansSerif, 12).into_font().color(&LVF);
+        chart
+            .draw_series(shown.iter().step_by(every).map(|&l| {
+                let label = ticklab::present::ticks((l / tick).round());
+                EmptyElement::at((x1, l)) + Text::new(label, (-58, -14), font.clone())
+            }))
+            .map_err(fail)?;
+    }
     chart
         .draw_series(
             points
@@ -381,11 +406,13 @@ pub fn raw<DB: DrawingBackend>(
     scatter(area, "raw timings", "sample", unit, &pts)
 }
 
-/// Raw timings with a guide line at each band's level: its first view.
+/// Raw timings with a guide line at each band's level, labelled as a multiple of `tick`
+/// when it is known: its first view.
 pub fn raw_banded<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     values: &[f64],
     levels: &[f64],
+    tick: Option<f64>,
     unit: &str,
 ) -> PlotResult {
     let pts = indexed(values);
@@ -395,10 +422,19 @@ pub fn raw_banded<DB: DrawingBackend>(
         "sample",
         unit,
         &pts,
-        levels,
+        &Levels { at: levels, tick },
         |_| true,
     )
 }
+
+/// Guide lines, and the tick they are multiples of.
+struct Levels<'a> {
+    at: &'a [f64],
+    tick: Option<f64>,
+}
+
+/// No more labels than this on the bands, so they stay readable: every n-th band otherwise.
+const BAND_LABELS: usize = 10;
 
 /// The cost of one read in each timed block: the minimum is the cost, the rest is
 /// interference.
@@ -436,9 +472,19 @@ pub fn diff_sorted<DB: DrawingBackend>(
 ) -> PlotResult {
     let d = stats::diff_of_sorted(values);
     let pts: Vec<(f64, f64)> = d.iter().enumerate().map(|(i, &v)| (i as f64, v)).collect();
-    scatter_with_levels(area, "diff(sort(timings))", "rank", unit, &pts, &[], |d| {
-        d > 0.0
-    })
+    let none = Levels {
+        at: &[],
+        tick: None,
+    };
+    scatter_with_levels(
+        area,
+        "diff(sort(timings))",
+        "rank",
+        unit,
+        &pts,
+        &none,
+        |d| d > 0.0,
+    )
 }
 
 /// A histogram of the values in `bins` bins.
@@ -467,7 +513,7 @@ pub fn histogram<DB: DrawingBackend>(
         "histogram".into()
     };
     let mut chart = ChartBuilder::on(area)
-        .caption(caption, ("sans-serif", 16))
+        .caption(caption, (FontFamily::SansSerif, 16))
         .margin(8)
         .x_label_area_size(32)
         .y_label_area_size(64)
@@ -505,7 +551,7 @@ pub fn fit<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, f: &FitResult) -> 
     let mut chart = ChartBuilder::on(area)
         .caption(
             format!("{}: time against {}s", f.workload, f.unit),
-            ("sans-serif", 16),
+            (FontFamily::SansSerif, 16),
         )
         .margin(8)
         .x_label_area_size(32)
@@ -523,37 +569,56 @@ pub fn fit<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, f: &FitResult) -> 
         .map_err(fail)?;
     chart
         .draw_series(runs.iter().map(|&p| Circle::new(p, 2, RUNS.filled())))
-        .map_err(fail)?
-        .label("runs")
-        .legend(|(x, y)| Circle::new((x, y), 3, RUNS.filled()));
+        .map_err(fail)?;
     chart
         .draw_series(
             f.points
                 .iter()
                 .map(|p| Cross::new((p.work, p.min * s.factor), 4, MINIMA.stroke_width(2))),
         )
-        .map_err(fail)?
-        .label("minimum per N")
-        .legend(|(x, y)| Cross::new((x, y), 4, MINIMA.stroke_width(2)));
-    for (line, color, name) in [
-        (f.least_values.line, LVF, "least-values fit"),
-        (f.ols.line, OLS, "least squares"),
-    ] {
+        .map_err(fail)?;
+    for (line, color) in [(f.least_values.line, LVF), (f.ols.line, OLS)] {
         chart
             .draw_series(LineSeries::new(
                 [x0, x1].map(|x| (x, line.at(x) * s.factor)),
                 color.stroke_width(2),
             ))
-            .map_err(fail)?
-            .label(name)
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2)));
+            .map_err(fail)?;
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
+    legend(area)
+}
+
+/// The fit plot's legend, top left inside the plot: drawn here, with the font named by its
+/// family (plotters' own legend looks the family up by a lower-cased name, which costs the
+/// page's module the Unicode case tables).
+fn legend<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>) -> PlotResult {
+    let font = (FontFamily::SansSerif, 13).into_font();
+    let (x, mut y) = (90, 40);
+    area.draw(&Rectangle::new(
+        [(x - 6, y - 6), (x + 170, y + 4 * 18 - 2)],
+        ShapeStyle::from(WHITE.mix(0.85)).filled(),
+    ))
+    .map_err(fail)?;
+    for (name, color, mark) in [
+        ("runs", RUNS, 0),
+        ("minimum per N", MINIMA, 1),
+        ("least-values fit", LVF, 2),
+        ("least squares", OLS, 2),
+    ] {
+        let c = (x + 8, y + 6);
+        match mark {
+            0 => area.draw(&Circle::new(c, 3, color.filled())),
+            1 => area.draw(&Cross::new(c, 4, color.stroke_width(2))),
+            _ => area.draw(&PathElement::new(
+                [(x, y + 6), (x + 16, y + 6)],
+                color.stroke_width(2),
+            )),
+        }
         .map_err(fail)?;
+        area.draw(&Text::new(name, (x + 24, y), font.clone().color(&BLACK)))
+            .map_err(fail)?;
+        y += 18;
+    }
     Ok(())
 }
 
@@ -609,11 +674,17 @@ mod tests {
             sorted(&root, &[5.0, 5.0], "ns").unwrap();
             histogram(&root, &[f64::NAN], 10, "ns").unwrap();
             diff_sorted(&root, &[1.0, 2.0, 4.0], "ns").unwrap();
+            let banded = [10.0, 20.0, 20.0, 30.0].repeat(20);
+            raw_banded(&root, &banded, &[10.0, 20.0, 30.0], Some(10.0), "µs").unwrap();
             root.present().unwrap();
         }
         assert!(svg.contains("<svg"));
         assert!(svg.contains("diff(sort(timings))"));
         assert!(svg.contains("1 above the range"), "the outlier is counted");
+        assert!(
+            svg.contains("1 tick") && svg.contains("3 ticks"),
+            "bands are named: {svg}"
+        );
         assert_eq!(bulk_range(&[1.0, 2.0, 3.0]).1, 0);
         assert_eq!(axis_label(&700000.0), "700000");
         assert_eq!(axis_label(&2.50), "2.5");

@@ -70,6 +70,9 @@ mod web {
     const PLAYGROUND: &str = "playground";
     use js_sys::{Function, Int32Array, Object, Reflect};
     use plotters::prelude::*;
+    use plotters_backend::{
+        BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind,
+    };
     use plotters_canvas::CanvasBackend;
     use serde::Serialize;
     use session::{PageFacts, Session};
@@ -105,6 +108,116 @@ mod web {
         std::panic::set_hook(Box::new(|p| {
             web_sys::console::error_1(&format!("ticklab: {p}").into());
         }));
+    }
+
+    /// A canvas drawn at the screen's own pixel density: the page sizes the canvas to its
+    /// column in CSS pixels times devicePixelRatio; plots are laid out in CSS pixels, and
+    /// the context's scale turns each into that many device pixels, so lines and text stay
+    /// sharp on a phone. Every call goes to the canvas backend but the size.
+    struct Sharp {
+        inner: CanvasBackend,
+        size: (u32, u32),
+    }
+
+    impl Sharp {
+        fn on(canvas: HtmlCanvasElement) -> Result<Self, JsError> {
+            let ratio = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
+            let ratio = if ratio.is_finite() && ratio >= 1.0 {
+                ratio
+            } else {
+                1.0
+            };
+            let size = (
+                (f64::from(canvas.width()) / ratio).round() as u32,
+                (f64::from(canvas.height()) / ratio).round() as u32,
+            );
+            let ctx: web_sys::CanvasRenderingContext2d = canvas
+                .get_context("2d")
+                .ok()
+                .flatten()
+                .and_then(|c| c.dyn_into().ok())
+                .ok_or_else(|| js_err("the canvas has no 2D context"))?;
+            ctx.set_transform(ratio, 0.0, 0.0, ratio, 0.0, 0.0)
+                .map_err(|_| js_err("the canvas cannot be scaled"))?;
+            let inner = CanvasBackend::with_canvas_object(canvas)
+                .ok_or_else(|| js_err("the canvas has no 2D context"))?;
+            Ok(Self { inner, size })
+        }
+    }
+
+    impl DrawingBackend for Sharp {
+        type ErrorType = <CanvasBackend as DrawingBackend>::ErrorType;
+        fn get_size(&self) -> (u32, u32) {
+            self.size
+        }
+        fn ensure_prepared(&mut self) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+            self.inner.ensure_prepared()
+        }
+        fn present(&mut self) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+            self.inner.present()
+        }
+        fn draw_pixel(
+            &mut self,
+            p: BackendCoord,
+            c: BackendColor,
+        ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+            self.inner.draw_pixel(p, c)
+        }
+        fn draw_line<S: BackendStyle>(
+            &mut self,
+            a: BackendCoord,
+            b: BackendCoord,
+            s: &S,
+        ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+            self.inner.draw_line(a, b, s)
+        }
+        fn draw_rect<S: BackendStyle>(
+            &mut self,
+            a: BackendCoord,
+            b: BackendCoord,
+            s: &S,
+            fill: bool,
+        ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+            self.inner.draw_rect(a, b, s, fill)
+        }
+        fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+            &mut self,
+            path: I,
+            s: &S,
+        ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+            self.inner.draw_path(path, s)
+        }
+        fn draw_circle<S: BackendStyle>(
+            &mut self,
+            c: BackendCoord,
+            r: u32,
+            s: &S,
+            fill: bool,
+        ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+            self.inner.draw_circle(c, r, s, fill)
+        }
+        fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+            &mut self,
+            v: I,
+            s: &S,
+        ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+            self.inner.fill_polygon(v, s)
+        }
+        fn draw_text<T: BackendTextStyle>(
+            &mut self,
+            text: &str,
+            s: &T,
+            p: BackendCoord,
+        ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+            self.inner.draw_text(text, s, p)
+        }
+        fn estimate_text_size<T: BackendTextStyle>(
+            &self,
+            text: &str,
+            s: &T,
+        ) -> Result<(u32, u32), DrawingErrorKind<Self::ErrorType>> {
+            self.inner.estimate_text_size(text, s)
+        }
     }
 
     /// The performance object of this global (window or worker).
@@ -553,9 +666,7 @@ mod web {
                 self.session.result(ClockId::parse(id).map_err(js_err)?)
             }
             .ok_or_else(|| js_err(format!("{id}: not measured")))?;
-            let backend = CanvasBackend::with_canvas_object(canvas)
-                .ok_or_else(|| js_err("the canvas has no 2D context"))?;
-            let root = backend.into_drawing_area();
+            let root = Sharp::on(canvas)?.into_drawing_area();
             root.fill(&WHITE)
                 .map_err(|e| js_err(ticklab_plot::fail(e)))?;
             ticklab_plot::draw(&root, c, view).map_err(js_err)?;
@@ -589,6 +700,43 @@ mod web {
         pub fn add_play(&mut self, report: JsValue) -> Result<JsValue, JsError> {
             let report: ClockReport = from_js(report, "clock report")?;
             to_js(&self.session.add_play(report))
+        }
+
+        /// Timings measured elsewhere (a file's text or a paste, named `name`), analysed as
+        /// `ticklab analyze` does with plain numbers in `unit` ("s", "ms", "us", "ns",
+        /// "ticks"): the overview, detail, answer, bands and notes in words.
+        pub fn analyze(&mut self, text: &str, name: &str, unit: &str) -> Result<JsValue, JsError> {
+            let json = |b: &[u8]| -> Result<serde_json::Value, String> {
+                let text = std::str::from_utf8(b).map_err(|_| "not UTF-8 text".to_string())?;
+                let v = js_sys::JSON::parse(text).map_err(|_| "not JSON".to_string())?;
+                serde_wasm_bindgen::from_value(v).map_err(|e| e.to_string())
+            };
+            let words = self
+                .session
+                .analyze(text.as_bytes(), name, unit, &json)
+                .map_err(js_err)?;
+            to_js(&words)
+        }
+
+        /// Draws `view` ("raw", "sorted", "diff_sorted", "histogram") of the last analysed
+        /// timings on `canvas`.
+        pub fn draw_analysis(&self, canvas: HtmlCanvasElement, view: &str) -> Result<(), JsError> {
+            let (values, unit) = self
+                .session
+                .analysed()
+                .ok_or_else(|| js_err("nothing analysed yet"))?;
+            let root = Sharp::on(canvas)?.into_drawing_area();
+            root.fill(&WHITE)
+                .map_err(|e| js_err(ticklab_plot::fail(e)))?;
+            match view {
+                "raw" => ticklab_plot::raw(&root, values, unit),
+                "sorted" => ticklab_plot::sorted(&root, values, unit),
+                "diff_sorted" => ticklab_plot::diff_sorted(&root, values, unit),
+                "histogram" => ticklab_plot::histogram(&root, values, 60, unit),
+                other => return Err(js_err(format!("no view '{other}'"))),
+            }
+            .map_err(js_err)?;
+            root.present().map_err(|e| js_err(ticklab_plot::fail(e)))
         }
 
         /// Forgets the digests of other reports.

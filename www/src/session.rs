@@ -13,6 +13,7 @@ use ticklab_plot::View;
 use crate::catalogue::{self, ClockId, Context, Entry, Place};
 use crate::class::{self, Digest, Group};
 use crate::settings::{RawSettings, Settings};
+use ticklab::analyze::{self, formats::JsonParser, Analysis, Unit};
 
 /// Whole reports and single clock reports that crossed the wasm boundary. A page's run
 /// moves each worker clock's report in once and nothing else; a whole report leaves only
@@ -67,6 +68,25 @@ pub struct Detail {
     pub views: Vec<&'static str>,
 }
 
+/// Timings measured elsewhere, analysed, in the command's words.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Analyzed {
+    /// The overview's columns.
+    pub columns: &'static [&'static str],
+    /// One row a series (and all together, when several share a unit).
+    pub overview: Vec<Vec<String>>,
+    /// The main series' detail: `[label, words]`.
+    pub detail: Vec<[String; 2]>,
+    /// What the tick means for these timings.
+    pub answer: String,
+    /// The bands, "level (n ticks): count".
+    pub bands: Vec<String>,
+    /// How the values were made and the estimate's caveats.
+    pub notes: Vec<String>,
+    /// The tick in ns, when one was found and the unit is a time.
+    pub tick_ns: Option<f64>,
+}
+
 /// The page's first answer: what performance.now resolves here, in words.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Headline {
@@ -113,6 +133,7 @@ pub struct Session {
     digests: Vec<Digest>,
     shared: Option<Digest>,
     play: Option<ClockReport>,
+    analysis: Option<Analysis>,
     crossings: Crossings,
 }
 
@@ -136,6 +157,7 @@ impl Session {
             digests: Vec::new(),
             shared: None,
             play: None,
+            analysis: None,
             crossings: Crossings::default(),
         }
     }
@@ -319,6 +341,54 @@ impl Session {
             fit: present::fit_detail(c),
             views: View::of(c).into_iter().map(View::name).collect(),
         }
+    }
+
+    /// Timings measured elsewhere, `bytes` of a file or a paste named `name`, read and
+    /// analysed as `ticklab analyze` does; plain numbers are in `unit`.
+    pub fn analyze(
+        &mut self,
+        bytes: &[u8],
+        name: &str,
+        unit: &str,
+        json: JsonParser,
+    ) -> Result<Analyzed, String> {
+        let unit = match unit {
+            "s" => Unit::S,
+            "ms" => Unit::Ms,
+            "us" => Unit::Us,
+            "ns" => Unit::Ns,
+            "ticks" => Unit::Ticks,
+            other => return Err(format!("unit '{other}': expected s, ms, us, ns or ticks")),
+        };
+        let an =
+            analyze::examine(bytes, None, name, Some(unit), json).map_err(|e| e.to_string())?;
+        let m = an.main();
+        let words = Analyzed {
+            columns: &analyze::OVERVIEW_COLUMNS,
+            overview: an
+                .series
+                .iter()
+                .chain(an.combined.as_ref())
+                .map(analyze::overview_row)
+                .collect(),
+            detail: analyze::detail_rows(m),
+            answer: m.answer(),
+            bands: analyze::band_lines(m),
+            notes: analyze::notes(m),
+            tick_ns: m
+                .estimate
+                .as_ref()
+                .filter(|e| e.found())
+                .and_then(|e| analyze::ns_per_unit(m.series.unit).map(|f| e.tick * f)),
+        };
+        self.analysis = Some(an);
+        Ok(words)
+    }
+
+    /// The values of the last analysis and their unit's name, for its plots.
+    pub fn analysed(&self) -> Option<(&[f64], &'static str)> {
+        let m = self.analysis.as_ref()?.main();
+        Some((&m.series.values, analyze::unit_name(m.series.unit)))
     }
 
     /// The playground's latest result.
@@ -549,6 +619,31 @@ mod tests {
         assert!(s.add_digest(bad).is_err());
         s.clear_digests();
         assert_eq!(s.matrix(0, false)[0].rows.len(), 2);
+    }
+
+    #[test]
+    fn timings_in_ms_with_float_noise_show_a_100_us_tick() {
+        let text: String = (1..400)
+            .map(|i| format!("{}\n", (i % 37 + 1) as f64 * 0.1))
+            .collect();
+        assert!(
+            text.contains("0.30000000000000004"),
+            "the noise is in the file"
+        );
+        let json = |b: &[u8]| serde_json::from_slice(b).map_err(|e| e.to_string());
+        let mut s = Session::new(Context::default());
+        let a = s.analyze(text.as_bytes(), "t.txt", "ms", &json).unwrap();
+        assert_eq!(a.tick_ns, Some(100_000.0));
+        assert!(a.detail[1][1].starts_with("100.000 µs"), "{:?}", a.detail);
+        assert!(
+            a.bands[1].starts_with("200 µs (2 ticks): "),
+            "{:?}",
+            a.bands
+        );
+        assert_eq!(s.analysed().unwrap().1, "ms");
+        let e = s.analyze(b"1\nx\n", "bad.txt", "ms", &json).unwrap_err();
+        assert!(e.contains("line 2"), "{e}");
+        assert!(s.analyze(b"1", "t", "furlongs", &json).is_err());
     }
 
     #[test]
