@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use ticklab_browser::{
     assert_catalogued, catalogue_row, open, open_phone, serve, wait_done, which, Browser, Guard,
+    StaticHost,
 };
 
 const BIN: &str = env!("CARGO_BIN_EXE_ticklab");
@@ -877,6 +878,151 @@ async fn hostile_page(
         "shown as text; no element made, no script run",
     ));
 
+    // Timings pasted for analysis: the error in the answer's place, no plot, no figure.
+    let pastes: [(&str, &str, &str); 5] = [
+        (
+            "",
+            "nothing pasted and no file",
+            "Choose a file or paste timings first.",
+        ),
+        ("abc", "`abc`", "line 1: 'abc' is not a number"),
+        (
+            "1\n-2",
+            "a negative duration",
+            "line 2: -2 is negative; durations cannot be",
+        ),
+        (
+            "[1, \"x\"]",
+            "JSON of no tool's kind",
+            "is JSON, but not a kind ticklab reads",
+        ),
+        (
+            "<img src=x onerror=self.pwned=3>",
+            "`<img src=x onerror=self.pwned=3>`",
+            "line 1: '<img src=x onerror=self.pwned=3>' is not a number",
+        ),
+    ];
+    for (text, what, want) in pastes {
+        let got = c
+            .execute(
+                "const [t] = arguments;
+                 document.getElementById('analyze-text').value = t;
+                 delete document.getElementById('analysis').dataset.state;
+                 document.getElementById('analyze-run').click();
+                 return 0",
+                vec![serde_json::json!(text)],
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+        let _ = got;
+        wait_for(
+            c,
+            "return !!document.getElementById('analysis').dataset.state",
+            Duration::from_secs(10),
+        )
+        .await?;
+        let out = js(
+            c,
+            "const b = document.getElementById('analysis');
+             return [b.dataset.state, document.getElementById('analysis-answer').textContent,
+                     b.dataset.tickNs === undefined,
+                     [...b.querySelectorAll('canvas')].every(c => c.hidden),
+                     self.pwned === undefined, b.querySelectorAll('img').length]",
+        )
+        .await?;
+        if out[0] != "failed"
+            || !out[1].as_str().unwrap_or("").contains(want)
+            || out[2] != true
+            || out[3] != true
+            || out[4] != true
+            || out[5] != 0
+        {
+            return Err(format!("pasting {what}: {out}"));
+        }
+        rows.push(catalogue_row(
+            "page analysis",
+            &format!("pasted: {what}"),
+            &format!("\"{want}\" where the answer goes; no figure, no plot"),
+        ));
+    }
+
+    // Result links that hold no result: a message in the shared box, nothing else shown.
+    let deflated = |text: &str| {
+        format!(
+            "const done = arguments[arguments.length - 1];
+             new Response(new Blob([{text}]).stream().pipeThrough(new CompressionStream('deflate-raw')))
+               .arrayBuffer().then(b => done(btoa(String.fromCharCode(...new Uint8Array(b)))
+                 .replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '')));"
+        )
+    };
+    let packed = |script: String| async move {
+        c.execute_async(&script, vec![])
+            .await
+            .map_err(|e| e.to_string())
+            .map(|v| v.as_str().unwrap_or("").to_string())
+    };
+    let wrong_shape = packed(deflated(
+        "'{\"from\":\"x\",\"place\":\"browser\",\"who\":[],\"clocks\":[]}'",
+    ))
+    .await?;
+    let bomb = packed(deflated("' '.repeat(1 << 20)")).await?;
+    let links: [(String, &str, &str); 4] = [
+        (
+            "%%%".into(),
+            "not base64 (`#result=%%%`)",
+            "This link holds no result this page can read",
+        ),
+        (
+            "AAAA".into(),
+            "base64 that is not deflated JSON",
+            "This link holds no result this page can read",
+        ),
+        (
+            wrong_shape,
+            "a result with no `who` fields",
+            "a result has the wrong number of fields",
+        ),
+        (
+            bomb,
+            "a megabyte of spaces, deflated to a few bytes",
+            "the link unpacks to more than a result holds",
+        ),
+    ];
+    for (packed, what, want) in links {
+        c.goto("about:blank").await.map_err(|e| e.to_string())?;
+        c.goto(&format!("{url}#result={packed}"))
+            .await
+            .map_err(|e| e.to_string())?;
+        wait_for(
+            c,
+            "return document.body.dataset.state === 'ready'",
+            Duration::from_secs(60),
+        )
+        .await?;
+        let out = js(
+            c,
+            "return [document.getElementById('shared').dataset.state,
+                     document.getElementById('shared-line').textContent,
+                     document.querySelectorAll('#shared-table tbody tr').length]",
+        )
+        .await?;
+        if out[0] != "failed" || !out[1].as_str().unwrap_or("").contains(want) || out[2] != 0 {
+            return Err(format!("link {what}: {out}"));
+        }
+        rows.push(catalogue_row(
+            "result link",
+            what,
+            &format!("\"{want}\"; no result shown"),
+        ));
+    }
+    c.goto(url).await.map_err(|e| e.to_string())?;
+    wait_for(
+        c,
+        "return document.body.dataset.state === 'ready'",
+        Duration::from_secs(60),
+    )
+    .await?;
+
     // Cancel at several points of a full run: the time from the click to the stopped run.
     let mut cancels = Vec::new();
     for delay_ms in [100u64, 700, 1500, 2500] {
@@ -1000,14 +1146,16 @@ fn the_page_refuses_bad_input_and_imports_and_cancels_within_100_ms() {
                 .cloned()
                 .collect::<Vec<_>>(),
         );
-        assert_catalogued(
-            "import",
-            &rows
-                .iter()
-                .filter(|r| r.starts_with("| import"))
-                .cloned()
-                .collect::<Vec<_>>(),
-        );
+        for area in ["import", "page analysis", "result link"] {
+            assert_catalogued(
+                area,
+                &rows
+                    .iter()
+                    .filter(|r| r.starts_with(&format!("| {area} |")))
+                    .cloned()
+                    .collect::<Vec<_>>(),
+            );
+        }
         figures.push(line);
     }
     eprintln!("{}", figures.join("\n"));
@@ -1155,4 +1303,208 @@ fn a_phone_shows_the_answer_first_and_never_scrolls_sideways() {
         "phone: headline bottom {} of {} px; page {} px wide of {}",
         first[1], first[2], wide[0], wide[1]
     );
+}
+
+/// What a class does with the page on a static host, in one browser: the playground, timings
+/// from elsewhere, many reports side by side, a result link, the isolation switch and a
+/// reload with the host down. Returns a line of figures.
+async fn a_class(
+    browser: Browser,
+    driver: &Path,
+    host: &mut StaticHost,
+    files: &Path,
+    ticks: (f64, f64),
+) -> Result<String, String> {
+    use ticklab_browser::Locator;
+    let s = open(browser, driver, (1280, 1000)).await?;
+    let c = &s.client;
+    let out = async {
+        let url = host.url.clone();
+        // A run, for a report of this browser's own.
+        c.goto(&format!("{url}?run")).await.map_err(|e| e.to_string())?;
+        let state = wait_done(c, Duration::from_secs(240)).await?;
+        if state != "done" {
+            return Err(format!("the run ended '{state}'"));
+        }
+        let own = js(c, "return self.ticklabExportJson()").await?;
+        let own = own.as_str().ok_or("no export")?.to_string();
+        std::fs::write(files.join("ann.json"), &own).map_err(|e| e.to_string())?;
+        std::fs::write(files.join("bob.json"), &own).map_err(|e| e.to_string())?;
+
+        // The playground: the first look when scrolled to, then each lesson's knobs.
+        js(c, "document.getElementById('playground').scrollIntoView(); return 0").await?;
+        wait_for(c, "return (self.ticklabTimes.play || []).length >= 1", Duration::from_secs(30)).await?;
+        for i in 0..5 {
+            let n = js(c, "return self.ticklabTimes.play.length").await?;
+            js(c, &format!("document.querySelectorAll('#steps button')[{i}].click(); return 0")).await?;
+            wait_for(c, &format!("return self.ticklabTimes.play.length > {n}"), Duration::from_secs(30)).await?;
+        }
+        let play = js(
+            c,
+            "return [self.ticklabTimes.play.slice(1),
+                     [...document.querySelectorAll('#playground canvas')].filter(c => !c.hidden).length,
+                     document.getElementById('play-text').textContent]",
+        )
+        .await?;
+        if play[1].as_u64() != Some(4) || !play[2].as_str().unwrap_or("").contains("Tick ") {
+            return Err(format!("the playground drew: {play}"));
+        }
+        let mut redraws: Vec<f64> = play[0]
+            .as_array()
+            .map(|a| a.iter().filter_map(|v| v.as_f64()).collect())
+            .unwrap_or_default();
+        redraws.sort_by(f64::total_cmp);
+
+        // Timings measured elsewhere: a 0.1 ms tick written in ms, float noise and all.
+        c.find(Locator::Id("analyze-file"))
+            .await
+            .map_err(|e| e.to_string())?
+            .send_keys(&files.join("tick-0.1ms.txt").to_string_lossy())
+            .await
+            .map_err(|e| e.to_string())?;
+        js(c, "document.getElementById('analyze-run').click(); return 0").await?;
+        wait_for(c, "return !!document.getElementById('analysis').dataset.state", Duration::from_secs(20)).await?;
+        let an = js(
+            c,
+            "const b = document.getElementById('analysis');
+             return [b.dataset.state, Number(b.dataset.tickNs), document.getElementById('analysis-detail').textContent]",
+        )
+        .await?;
+        if an[0] != "done" || an[1].as_f64() != Some(100_000.0) {
+            return Err(format!("analysed the 0.1 ms file as: {an}"));
+        }
+
+        // Compare: three reports and a broken fourth, at once.
+        js(c, "document.getElementById('compare-status').replaceChildren(); return 0").await?;
+        let paths: Vec<String> = ["ann.json", "bob.json", "native.json", "broken.json"]
+            .iter()
+            .map(|f| files.join(f).to_string_lossy().into_owned())
+            .collect();
+        c.find(Locator::Id("native-file"))
+            .await
+            .map_err(|e| e.to_string())?
+            .send_keys(&paths.join("\n"))
+            .await
+            .map_err(|e| e.to_string())?;
+        wait_for(c, "return document.querySelectorAll('#compare-status li').length === 4", Duration::from_secs(30)).await?;
+        let cmp = js(
+            c,
+            "return [[...document.querySelectorAll('#compare-status li')].map(l => [l.textContent, l.className]),
+                     [...new Set([...document.querySelectorAll('#compare-table tbody tr:not(.group) td:first-child')].map(t => t.textContent))].sort(),
+                     self.ticklabMatrixCsv().trim().split('\\r\\n').length,
+                     document.querySelectorAll('#compare-table tbody tr:not(.group)').length]",
+        )
+        .await?;
+        let lines = cmp[0].as_array().cloned().unwrap_or_default();
+        let fine = lines.iter().filter(|l| l[1] != "error").count();
+        let broken = lines
+            .iter()
+            .find(|l| l[1] == "error")
+            .and_then(|l| l[0].as_str())
+            .unwrap_or("");
+        if fine != 3 || !broken.contains("broken.json") || !broken.contains("malformed report") {
+            return Err(format!("Compare said: {}", cmp[0]));
+        }
+        if cmp[1] != serde_json::json!(["ann.json", "bob.json", "native.json", "this page"]) {
+            return Err(format!("Compare's reports: {}", cmp[1]));
+        }
+        if cmp[2].as_u64() != cmp[3].as_u64().map(|n| n + 1) {
+            return Err(format!("the CSV has {} lines for {} rows", cmp[2], cmp[3]));
+        }
+
+        // A result link: made, at most 2 KB, and opened read-only beside the visitor's own.
+        js(c, "document.getElementById('share').click(); return 0").await?;
+        wait_for(c, "return document.getElementById('share-link').value !== ''", Duration::from_secs(10)).await?;
+        let link = js(c, "return document.getElementById('share-link').value").await?;
+        let link = link.as_str().unwrap_or("").to_string();
+        let fragment = link.split_once('#').map_or(0, |(_, f)| f.len() + 1);
+        if !(1..=2000).contains(&fragment) {
+            return Err(format!("a link with a fragment of {fragment} characters"));
+        }
+        let own_clocks = js(c, "return document.querySelectorAll('#summary tbody tr').length").await?;
+        c.goto(&link).await.map_err(|e| e.to_string())?;
+        wait_for(c, "return document.body.dataset.state === 'ready'", Duration::from_secs(60)).await?;
+        wait_for(c, "return !!document.getElementById('shared').dataset.state", Duration::from_secs(10)).await?;
+        let shared = js(
+            c,
+            "return [document.getElementById('shared').dataset.state,
+                     document.querySelectorAll('#shared-table tbody tr').length,
+                     document.getElementById('shared').hidden]",
+        )
+        .await?;
+        if shared != serde_json::json!(["shown", own_clocks, false]) {
+            return Err(format!("the link opened as {shared}, the run had {own_clocks} clocks"));
+        }
+
+        // The service worker's isolation, on a host that sends no COOP or COEP.
+        c.goto(&format!("{url}?isolate=1")).await.map_err(|e| e.to_string())?;
+        wait_for(c, "return !!document.querySelector('#headline[data-tick-ns]')", Duration::from_secs(30)).await?;
+        let iso = js(c, "return [self.crossOriginIsolated, Number(document.getElementById('headline').dataset.tickNs)]").await?;
+        if iso[0] != true || iso[1].as_f64() != Some(ticks.0) {
+            return Err(format!("?isolate on the static host: [isolated, tick] = {iso}"));
+        }
+
+        // Offline: the host goes down and the page still loads and measures.
+        host.stop();
+        c.goto(&url).await.map_err(|e| e.to_string())?;
+        wait_for(c, "return !!document.querySelector('#headline[data-tick-ns]')", Duration::from_secs(30)).await?;
+        let off = js(c, "return [Number(document.getElementById('headline').dataset.tickNs), self.ticklabErrors]").await?;
+        if off[1] != serde_json::json!([]) || off[0].as_f64() != Some(ticks.1) {
+            return Err(format!("offline: [tick, errors] = {off}"));
+        }
+        Ok(format!(
+            "{browser:?}: playground redraws {:?} ms (median {:.0}), the 0.1 ms file analysed as {} ns, \
+             Compare of 3 reports + 1 broken ({broken}), {} matrix rows, a link of {} characters \
+             ({fragment} in its fragment), isolated via the service worker at {} ns, offline at {} ns",
+            redraws.iter().map(|r| r.round()).collect::<Vec<_>>(),
+            redraws.get(redraws.len() / 2).copied().unwrap_or(f64::NAN),
+            an[1],
+            cmp[3],
+            link.len(),
+            iso[1],
+            off[0],
+        ))
+    }
+    .await;
+    let _ = c.clone().close().await;
+    out
+}
+
+#[test]
+fn a_class_uses_the_page_on_a_static_host() {
+    let site = built_site();
+    let dir = tempfile::tempdir().unwrap();
+    let files = dir.path();
+    native_report(files);
+    std::fs::write(
+        files.join("broken.json"),
+        r#"{"schema_version": 3, "clocks": "x"}"#,
+    )
+    .unwrap();
+    // A tick of 0.1 ms, written in ms as a page's differences come out: 0.30000000000000004.
+    let text: String = (0..3000)
+        .map(|i| format!("{}\n", ((i * 7919) % 53 + 1) as f64 * 0.1))
+        .collect();
+    assert!(text.contains("0.30000000000000004"));
+    std::fs::write(files.join("tick-0.1ms.txt"), text).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut summary = String::new();
+    for (browser, drv, isolated_ns, plain_ns) in documented() {
+        let mut host = StaticHost::start(&site).unwrap();
+        let line = rt
+            .block_on(a_class(
+                browser,
+                &drv,
+                &mut host,
+                files,
+                (isolated_ns, plain_ns),
+            ))
+            .unwrap_or_else(|e| panic!("{browser:?}: {e}"));
+        summary.push_str(&line);
+        summary.push('\n');
+    }
+    eprintln!("{summary}");
 }

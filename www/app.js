@@ -838,6 +838,7 @@ async function main() {
   // For the end-to-end tests: what crossed the wasm boundary.
   self.ticklabCrossings = () => state.lab.crossings();
   self.ticklabExportJson = () => state.lab.export_json();
+  self.ticklabMatrixCsv = () => state.lab.matrix_csv(sortBy.column, sortBy.descending);
   state.entries = state.lab.choices();
   renderHeaders();
   renderContext();

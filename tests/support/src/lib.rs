@@ -65,6 +65,68 @@ pub fn serve(
     Ok((guard, url))
 }
 
+/// A plain static host serving a directory: no COOP, COEP or CSP headers, no native
+/// report; what a class gets from GitHub Pages. Stopped on [`StaticHost::stop`] or drop.
+pub struct StaticHost {
+    /// The site's URL, ending in "/".
+    pub url: String,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl StaticHost {
+    /// Serves `root` on a free port of 127.0.0.1.
+    pub fn start(root: &Path) -> Result<Self, String> {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+        listener.set_nonblocking(true).map_err(|e| e.to_string())?;
+        let port = listener.local_addr().map_err(|e| e.to_string())?.port();
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let root = root.to_path_buf();
+        let thread = std::thread::spawn(move || {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                return;
+            };
+            rt.block_on(async move {
+                let Ok(l) = tokio::net::TcpListener::from_std(listener) else {
+                    return;
+                };
+                let app =
+                    axum::Router::new().fallback_service(tower_http::services::ServeDir::new(root));
+                // Dropping the server, not a graceful shutdown: a browser's open
+                // connections must not keep the host up when a test takes it down.
+                tokio::select! {
+                    _ = axum::serve(l, app) => {}
+                    _ = rx => {}
+                }
+            });
+        });
+        Ok(Self {
+            url: format!("http://127.0.0.1:{port}/"),
+            stop: Some(tx),
+            thread: Some(thread),
+        })
+    }
+
+    /// Takes the host down: every later request fails to connect.
+    pub fn stop(&mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for StaticHost {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
 /// A port nothing listens on just now.
 pub fn free_port() -> Result<u16, String> {
     let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
