@@ -320,15 +320,17 @@ fn scatter_with_levels<DB: DrawingBackend>(
     let ys: Vec<f64> = points.iter().map(|p| p.1).collect();
     let ((y0, y1), above) = bulk_of(&ys, bulk);
     let title = if above > 0 {
-        format!("{title} ({above} above the range, drawn at its edge)")
+        format!("{title}, {above} above ▲")
     } else {
         title.to_string()
     };
     let mut chart = ChartBuilder::on(area)
-        .caption(title, (FontFamily::SansSerif, 16))
+        .caption(title, (FontFamily::SansSerif, 15))
         .margin(8)
+        // Room on the right for the bands' names, when they have them.
+        .margin_right(if levels.tick.is_some() { 62 } else { 8 })
         .x_label_area_size(32)
-        .y_label_area_size(64)
+        .y_label_area_size(56)
         .build_cartesian_2d(x0..x1, y0..y1)
         .map_err(fail)?;
     chart
@@ -369,12 +371,14 @@ fn scatter_with_levels<DB: DrawingBackend>(
     if let Some(tick) = levels.tick {
         let every = shown.len().div_ceil(BAND_LABELS).max(1);
         let font = (FontFamily::SansSerif, 12).into_font().color(&LVF);
-        chart
-            .draw_series(shown.iter().step_by(every).map(|&l| {
-                let label = ticklab::present::ticks((l / tick).round());
-                EmptyElement::at((x1, l)) + Text::new(label, (-58, -14), font.clone())
-            }))
-            .map_err(fail)?;
+        let (bx, by) = area.get_base_pixel();
+        for &l in shown.iter().step_by(every) {
+            // In the margin right of the plot, level with the band's line.
+            let (px, py) = chart.backend_coord(&(x1, l));
+            let label = ticklab::present::ticks((l / tick).round());
+            area.draw(&Text::new(label, (px - bx + 4, py - by - 6), font.clone()))
+                .map_err(fail)?;
+        }
     }
     chart
         .draw_series(
@@ -418,7 +422,7 @@ pub fn raw_banded<DB: DrawingBackend>(
     let pts = indexed(values);
     scatter_with_levels(
         area,
-        "raw timings and their bands",
+        "raw timings and bands",
         "sample",
         unit,
         &pts,
@@ -476,6 +480,14 @@ pub fn diff_sorted<DB: DrawingBackend>(
         at: &[],
         tick: None,
     };
+    // The spikes at the tick are the lesson; the gaps between a few far outliers would
+    // squeeze them flat. The range is judged by the spikes near the typical one.
+    let mut spikes: Vec<f64> = d.iter().copied().filter(|&x| x > 0.0).collect();
+    spikes.sort_unstable_by(f64::total_cmp);
+    let typical = spikes
+        .get(spikes.len() / 2)
+        .copied()
+        .unwrap_or(f64::INFINITY);
     scatter_with_levels(
         area,
         "diff(sort(timings))",
@@ -483,7 +495,7 @@ pub fn diff_sorted<DB: DrawingBackend>(
         unit,
         &pts,
         &none,
-        |d| d > 0.0,
+        |d| d > 0.0 && d <= 4.0 * typical,
     )
 }
 
@@ -508,7 +520,7 @@ pub fn histogram<DB: DrawingBackend>(
     let top = h.counts.iter().copied().max().unwrap_or(1).max(1) as f64;
     let hi = h.lo + h.width * h.counts.len() as f64;
     let caption = if above > 0 {
-        format!("histogram ({above} above the range left out)")
+        format!("histogram: {above} above, left out")
     } else {
         "histogram".into()
     };
@@ -547,12 +559,16 @@ pub fn fit<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, f: &FitResult) -> 
         .flat_map(|p| p.runs.iter().map(move |&r| (p.work, r * s.factor)))
         .collect();
     let (x0, x1) = range(f.points.iter().map(|p| p.work));
-    let (y0, y1) = range(runs.iter().map(|r| r.1));
+    // The runs an interrupt made far longer would flatten the line: the range is the bulk's,
+    // and those above it are marks at the top.
+    let ys: Vec<f64> = runs.iter().map(|r| r.1).collect();
+    let ((y0, y1), above) = bulk_range(&ys);
+    let mut title = format!("{}: time against {}s", f.workload, f.unit);
+    if above > 0 {
+        title.push_str(&format!(", {above} above ▲"));
+    }
     let mut chart = ChartBuilder::on(area)
-        .caption(
-            format!("{}: time against {}s", f.workload, f.unit),
-            (FontFamily::SansSerif, 16),
-        )
+        .caption(title, (FontFamily::SansSerif, 16))
         .margin(8)
         .x_label_area_size(32)
         .y_label_area_size(72)
@@ -568,7 +584,17 @@ pub fn fit<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, f: &FitResult) -> 
         .draw()
         .map_err(fail)?;
     chart
-        .draw_series(runs.iter().map(|&p| Circle::new(p, 2, RUNS.filled())))
+        .draw_series(
+            runs.iter()
+                .filter(|p| p.1 <= y1)
+                .map(|&p| Circle::new(p, 2, RUNS.filled())),
+        )
+        .map_err(fail)?;
+    chart
+        .draw_series(runs.iter().filter(|p| p.1 > y1).map(|&(x, _)| {
+            EmptyElement::at((x, y1))
+                + Polygon::new(vec![(-5, 4), (5, 4), (0, -5)], MINIMA.filled())
+        }))
         .map_err(fail)?;
     chart
         .draw_series(
@@ -680,7 +706,7 @@ mod tests {
         }
         assert!(svg.contains("<svg"));
         assert!(svg.contains("diff(sort(timings))"));
-        assert!(svg.contains("1 above the range"), "the outlier is counted");
+        assert!(svg.contains("1 above ▲"), "the outlier is counted");
         assert!(
             svg.contains("1 tick") && svg.contains("3 ticks"),
             "bands are named: {svg}"

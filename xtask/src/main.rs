@@ -19,10 +19,12 @@ commands:
           (target/ticklab/report.json and SVG plots), and serve the lab on
           http://127.0.0.1:8000/ with that report; options after `lab` go to
           `ticklab serve` (--port N, --bind ADDR, --no-isolation)
-  screenshot [WIDTH PATH [chromium|firefox] [URL]]
+  screenshot [docs | WIDTH PATH [chromium|firefox] [URL]]
           run the full lab in headless Chromium and save docs/screenshot.png, or the page
           at WIDTH pixels (390 for a phone) to PATH, in either browser, served by ticklab
-          serve or found at URL (a plain static server, say)
+          serve or found at URL (a plain static server, say); `docs` saves what a visitor
+          sees into docs/: desktop.png, phone.png, phone-results.png, playground.png and
+          every plot of performance.now at 5 µs, 100 µs and 1 ms (views-*.png)
   web     build the page (www/pkg) and print the size of its wasm and JavaScript
   fuzz [SECONDS]
           the fuzz targets (analyze input, tick estimators, fits, report import) in
@@ -41,6 +43,7 @@ fn main() -> ExitCode {
             shot::Browser::Chromium,
             None,
         ),
+        Some("screenshot") if args.len() == 2 && args[1] == "docs" => shot::docs(),
         Some("screenshot") if (3..=5).contains(&args.len()) => shot::parse_and_run(&args[1..]),
         Some("bench") if args.len() == 1 => bench::run(),
         Some("web") if args.len() == 1 => web::build().map(|_| ()),

@@ -4,7 +4,7 @@ use std::path::Path;
 use std::time::Duration;
 
 pub use ticklab_browser::Browser;
-use ticklab_browser::{open, serve, wait_done};
+use ticklab_browser::{open, open_phone, serve, wait_done, Client, Locator};
 
 /// Where the README's picture lives.
 pub const SCREENSHOT: &str = "docs/screenshot.png";
@@ -89,4 +89,131 @@ pub fn run(width: u32, out: &Path, browser: Browser, url: Option<String>) -> Res
         png.len()
     );
     Ok(())
+}
+
+/// What a visitor sees, for docs/: the page at a desktop's width and on a phone, and every
+/// plot of performance.now at 5 µs (Chromium, isolated), 100 µs (Chromium) and 1 ms
+/// (Firefox), and the playground; each a full run against `ticklab serve`.
+pub fn docs() -> Result<(), String> {
+    let drivers = crate::browsers::ensure()?;
+    let root = crate::workspace_root();
+    crate::web::build()?;
+    let (bin, report) = crate::lab::measure()?;
+    let site = crate::web::target_dir(&root).join("site");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let save = |name: &str, png: Vec<u8>| -> Result<(), String> {
+        let out = root.join("docs").join(name);
+        std::fs::write(&out, &png).map_err(|e| format!("{}: {e}", out.display()))?;
+        println!("screenshot: {} ({} bytes)", out.display(), png.len());
+        Ok(())
+    };
+    async fn run_lab(c: &Client, url: &str) -> Result<(), String> {
+        c.goto(&format!("{url}?run"))
+            .await
+            .map_err(|e| format!("opening {url}: {e}"))?;
+        let state = wait_done(c, Duration::from_secs(240)).await?;
+        if state != "done" {
+            return Err(format!("the run ended '{state}'"));
+        }
+        Ok(())
+    }
+    async fn element(c: &Client, id: &str) -> Result<Vec<u8>, String> {
+        let e = c
+            .find(Locator::Id(id))
+            .await
+            .map_err(|e| format!("#{id}: {e}"))?;
+        e.screenshot().await.map_err(|e| format!("#{id}: {e}"))
+    }
+    for (browser, isolated, name) in [
+        (Browser::Chromium, true, "views-5us.png"),
+        (Browser::Chromium, false, "views-100us.png"),
+        (Browser::Firefox, false, "views-1ms.png"),
+    ] {
+        let extra: &[&str] = if isolated { &[] } else { &["--no-isolation"] };
+        let (_server, url) = serve(&bin, &site, &report, extra)?;
+        let driver = match browser {
+            Browser::Chromium => &drivers.chromedriver,
+            Browser::Firefox => &drivers.geckodriver,
+        };
+        let png = rt.block_on(async {
+            // Tall enough that each section is whole on the screen.
+            let s = open(browser, driver, (1280, 4200)).await?;
+            let c = &s.client;
+            let out = async {
+                run_lab(c, &url).await?;
+                c.execute(
+                    "const s = document.getElementById('detail-clock');
+                     s.value = 'performance.now'; s.dispatchEvent(new Event('change')); return 0",
+                    vec![],
+                )
+                .await
+                .map_err(|e| e.to_string())?;
+                let details = element(c, "details").await?;
+                let desktop = if isolated {
+                    c.set_window_size(1280, 1000)
+                        .await
+                        .map_err(|e| e.to_string())?;
+                    c.execute("scrollTo(0, 0); return 0", vec![])
+                        .await
+                        .map_err(|e| e.to_string())?;
+                    tokio::time::sleep(Duration::from_millis(300)).await;
+                    let d = c.screenshot().await.map_err(|e| e.to_string())?;
+                    c.set_window_size(1280, 4200)
+                        .await
+                        .map_err(|e| e.to_string())?;
+                    Some(d)
+                } else {
+                    None
+                };
+                c.execute(
+                    "document.getElementById('playground').scrollIntoView();
+                     document.querySelectorAll('#steps button')[3].click(); return 0",
+                    vec![],
+                )
+                .await
+                .map_err(|e| e.to_string())?;
+                tokio::time::sleep(Duration::from_secs(2)).await;
+                let play = element(c, "playground").await?;
+                Ok::<_, String>((details, desktop, play))
+            }
+            .await;
+            let _ = c.clone().close().await;
+            out
+        })?;
+        save(name, png.0)?;
+        if let Some(d) = png.1 {
+            save("desktop.png", d)?;
+        }
+        if browser == Browser::Chromium && isolated {
+            save("playground.png", png.2)?;
+        }
+    }
+    let (_server, url) = serve(&bin, &site, &report, &["--no-isolation"])?;
+    let png = rt.block_on(async {
+        let s = open_phone(&drivers.chromedriver, (390, 844)).await?;
+        let c = &s.client;
+        let out = async {
+            c.goto(&url).await.map_err(|e| e.to_string())?;
+            tokio::time::sleep(Duration::from_secs(3)).await;
+            let first = c.screenshot().await.map_err(|e| e.to_string())?;
+            run_lab(c, &url).await?;
+            c.execute(
+                "document.getElementById('results').scrollIntoView(); return 0",
+                vec![],
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let results = c.screenshot().await.map_err(|e| e.to_string())?;
+            Ok::<_, String>((first, results))
+        }
+        .await;
+        let _ = c.clone().close().await;
+        out
+    })?;
+    save("phone.png", png.0)?;
+    save("phone-results.png", png.1)
 }
