@@ -1208,14 +1208,26 @@ fn the_answer_comes_first_without_a_click() {
         .unwrap();
     let mut summary = String::new();
     for (browser, drv, isolated_ns, plain_ns) in documented() {
-        for isolated in [true, false] {
+        // ticklab serve isolated and not, and a plain static host (a class's GitHub Pages).
+        for (isolated, mode) in [
+            (true, "isolated"),
+            (false, "not-isolated"),
+            (false, "static host"),
+        ] {
             let extra: &[&str] = if isolated { &[] } else { &["--no-isolation"] };
-            let (server, url) = serve(Path::new(BIN), &site, &report, extra).unwrap();
-            let mode = if isolated { "isolated" } else { "not-isolated" };
+            let host = (mode == "static host").then(|| StaticHost::start(&site).unwrap());
+            let served = match &host {
+                Some(_) => None,
+                None => Some(serve(Path::new(BIN), &site, &report, extra).unwrap()),
+            };
+            let url = host
+                .as_ref()
+                .map_or_else(|| served.as_ref().unwrap().1.clone(), |h| h.url.clone());
             let loads = rt
                 .block_on(headlines(browser, &drv, &url))
                 .unwrap_or_else(|e| panic!("{browser:?} {mode}: {e}"));
-            drop::<Guard>(server);
+            drop::<Option<(Guard, String)>>(served);
+            drop(host);
             let want = if isolated { isolated_ns } else { plain_ns };
             for (tick, _) in &loads {
                 assert_eq!(*tick, want, "{browser:?} {mode}: {loads:?}");

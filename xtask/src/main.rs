@@ -179,13 +179,15 @@ fn test() -> Result<(), String> {
         )?;
     }
     step(
-        "clippy (wasm32 page)",
+        "clippy (wasm32 page, with the benchmark's figures)",
         &cargo,
         &[
             "clippy",
             "-p",
             "ticklab-www",
             "--all-targets",
+            "--features",
+            "bench",
             "--target",
             WASM,
             "--",

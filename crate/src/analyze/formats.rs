@@ -454,7 +454,7 @@ fn kind_of(v: &Value) -> String {
         Value::Null => "null".into(),
         Value::Bool(b) => b.to_string(),
         Value::Number(n) => n.as_f64().map_or("a number".into(), |f| f.to_string()),
-        Value::String(_) => "a string".into(),
+        Value::String(t) => format!("\"{}\"", shorten(t)),
         Value::Array(_) => "a list".into(),
         Value::Object(_) => "an object".into(),
     }
