@@ -641,6 +641,16 @@ async fn wait_for(
     Ok(())
 }
 
+/// Waits for the page to be ready for a visitor.
+async fn wait_ready(c: &ticklab_browser::Client) -> Result<(), String> {
+    wait_for(
+        c,
+        "return document.body.dataset.state === 'ready'",
+        Duration::from_secs(60),
+    )
+    .await
+}
+
 /// Bad form fields, hostile imports, Cancel and a hidden tab, in one browser; returns the
 /// catalogue rows tried and a line of figures.
 async fn hostile_page(
@@ -653,12 +663,7 @@ async fn hostile_page(
     let s = open(browser, driver, (1280, 1600)).await?;
     let c = &s.client;
     c.goto(url).await.map_err(|e| e.to_string())?;
-    wait_for(
-        c,
-        "return document.body.dataset.state === 'ready'",
-        Duration::from_secs(60),
-    )
-    .await?;
+    wait_ready(c).await?;
     wait_for(
         c,
         "return document.getElementById('compare-status').textContent.includes('the server')",
@@ -993,12 +998,7 @@ async fn hostile_page(
         c.goto(&format!("{url}#result={packed}"))
             .await
             .map_err(|e| e.to_string())?;
-        wait_for(
-            c,
-            "return document.body.dataset.state === 'ready'",
-            Duration::from_secs(60),
-        )
-        .await?;
+        wait_ready(c).await?;
         let out = js(
             c,
             "return [document.getElementById('shared').dataset.state,
@@ -1016,12 +1016,7 @@ async fn hostile_page(
         ));
     }
     c.goto(url).await.map_err(|e| e.to_string())?;
-    wait_for(
-        c,
-        "return document.body.dataset.state === 'ready'",
-        Duration::from_secs(60),
-    )
-    .await?;
+    wait_ready(c).await?;
 
     // Cancel at several points of a full run: the time from the click to the stopped run.
     let mut cancels = Vec::new();
@@ -1435,7 +1430,7 @@ async fn a_class(
         }
         let own_clocks = js(c, "return document.querySelectorAll('#summary tbody tr').length").await?;
         c.goto(&link).await.map_err(|e| e.to_string())?;
-        wait_for(c, "return document.body.dataset.state === 'ready'", Duration::from_secs(60)).await?;
+        wait_ready(c).await?;
         wait_for(c, "return !!document.getElementById('shared').dataset.state", Duration::from_secs(10)).await?;
         let shared = js(
             c,

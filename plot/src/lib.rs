@@ -250,8 +250,8 @@ fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
 }
 
 /// The y range of the bulk of `ys`: a few far outliers (a preempted read, an interrupt)
-/// would squeeze every band into one line. Values above the 99th percentile by more than
-/// the bulk's own spread are left out of the range; returns the range and how many.
+/// would squeeze every band into one line. Values above the 95th percentile by more than
+/// half the bulk's own spread are left out of the range; returns the range and how many.
 fn bulk_range(ys: &[f64]) -> ((f64, f64), usize) {
     bulk_of(ys, |_| true)
 }
@@ -265,8 +265,10 @@ fn bulk_of(ys: &[f64], counts: impl Fn(f64) -> bool) -> ((f64, f64), usize) {
     let (Some(&lo), Some(&max)) = (v.first(), v.last()) else {
         return ((0.0, 1.0), 0);
     };
-    let q99 = stats::quantile_sorted(&v, 0.99);
-    let cut = q99 + (q99 - lo).max(q99.abs() * 0.05);
+    // Half the 95th percentile's span again above it: a heavy tail (a page's timings wait
+    // out many ticks now and then) would otherwise squeeze the lowest bands together.
+    let q95 = stats::quantile_sorted(&v, 0.95);
+    let cut = q95 + ((q95 - lo) * 0.5).max(q95.abs() * 0.05);
     if max <= cut {
         return (range(all.into_iter()), 0);
     }
@@ -355,12 +357,14 @@ fn scatter_with_levels<DB: DrawingBackend>(
                 }),
         )
         .map_err(fail)?;
-    let shown: Vec<f64> = levels
+    let mut shown: Vec<f64> = levels
         .at
         .iter()
         .copied()
         .filter(|l| (y0..=y1).contains(l))
         .collect();
+    // Bottom to top, so labels too close to the one below are left out.
+    shown.sort_unstable_by(f64::total_cmp);
     chart
         .draw_series(
             shown
@@ -372,9 +376,15 @@ fn scatter_with_levels<DB: DrawingBackend>(
         let every = shown.len().div_ceil(BAND_LABELS).max(1);
         let font = (FontFamily::SansSerif, 12).into_font().color(&LVF);
         let (bx, by) = area.get_base_pixel();
+        let mut last = i32::MAX;
         for &l in shown.iter().step_by(every) {
-            // In the margin right of the plot, level with the band's line.
+            // In the margin right of the plot, level with the band's line, and never on
+            // the label below it.
             let (px, py) = chart.backend_coord(&(x1, l));
+            if (last - py).abs() < 14 {
+                continue;
+            }
+            last = py;
             let label = ticklab::present::ticks((l / tick).round());
             area.draw(&Text::new(label, (px - bx + 4, py - by - 6), font.clone()))
                 .map_err(fail)?;

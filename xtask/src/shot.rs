@@ -140,7 +140,14 @@ pub fn docs() -> Result<(), String> {
         };
         let png = rt.block_on(async {
             // Tall enough that each section is whole on the screen.
-            let s = open(browser, driver, (1280, 4200)).await?;
+            // (Chromium's headless window stops at its screen's height; Firefox counts its
+            // own frame in the window.)
+            let tall = if browser == Browser::Firefox {
+                4200
+            } else {
+                3200
+            };
+            let s = open(browser, driver, (1280, tall)).await?;
             let c = &s.client;
             let out = async {
                 run_lab(c, &url).await?;
