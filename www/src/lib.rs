@@ -721,15 +721,18 @@ mod web {
         /// Draws `view` ("raw", "sorted", "diff_sorted", "histogram") of the last analysed
         /// timings on `canvas`.
         pub fn draw_analysis(&self, canvas: HtmlCanvasElement, view: &str) -> Result<(), JsError> {
-            let (values, unit) = self
+            let a = self
                 .session
                 .analysed()
                 .ok_or_else(|| js_err("nothing analysed yet"))?;
+            let (values, unit) = (&a.series.values, ticklab::analyze::unit_name(a.series.unit));
+            let levels: Vec<f64> = a.bands.iter().map(|b| b.level).collect();
+            let tick = a.estimate.as_ref().filter(|e| e.found()).map(|e| e.tick);
             let root = Sharp::on(canvas)?.into_drawing_area();
             root.fill(&WHITE)
                 .map_err(|e| js_err(ticklab_plot::fail(e)))?;
             match view {
-                "raw" => ticklab_plot::raw(&root, values, unit),
+                "raw" => ticklab_plot::raw_banded(&root, values, &levels, tick, unit),
                 "sorted" => ticklab_plot::sorted(&root, values, unit),
                 "diff_sorted" => ticklab_plot::diff_sorted(&root, values, unit),
                 "histogram" => ticklab_plot::histogram(&root, values, 60, unit),

@@ -385,10 +385,9 @@ impl Session {
         Ok(words)
     }
 
-    /// The values of the last analysis and their unit's name, for its plots.
-    pub fn analysed(&self) -> Option<(&[f64], &'static str)> {
-        let m = self.analysis.as_ref()?.main();
-        Some((&m.series.values, analyze::unit_name(m.series.unit)))
+    /// The last analysis, for its plots.
+    pub fn analysed(&self) -> Option<&analyze::SeriesAnalysis> {
+        Some(self.analysis.as_ref()?.main())
     }
 
     /// The playground's latest result.
@@ -640,7 +639,7 @@ mod tests {
             "{:?}",
             a.bands
         );
-        assert_eq!(s.analysed().unwrap().1, "ms");
+        assert_eq!(s.analysed().unwrap().series.values.len(), 399);
         let e = s.analyze(b"1\nx\n", "bad.txt", "ms", &json).unwrap_err();
         assert!(e.contains("line 2"), "{e}");
         assert!(s.analyze(b"1", "t", "furlongs", &json).is_err());

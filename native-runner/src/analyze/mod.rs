@@ -206,8 +206,10 @@ pub(crate) fn analyze(a: AnalyzeArgs) -> Result<(), CliError> {
         if !v.is_empty() {
             let unit = unit_name(m.series.unit);
             output::plot_dir(dir)?;
+            let levels: Vec<f64> = m.bands.iter().map(|b| b.level).collect();
+            let tick = m.estimate.as_ref().filter(|e| e.found()).map(|e| e.tick);
             output::svg(&dir.join("analyze.raw.svg"), (800, 500), |ar| {
-                ticklab_plot::raw(ar, v, unit)
+                ticklab_plot::raw_banded(ar, v, &levels, tick, unit)
             })?;
             output::svg(&dir.join("analyze.sorted.svg"), (800, 500), |ar| {
                 ticklab_plot::sorted(ar, v, unit)
