@@ -20,7 +20,7 @@ const TITLES: [&str; 7] = [
 ];
 
 /// Where the page's full run must end.
-const PAGE_RUN_S: f64 = 10.0;
+const PAGE_RUN_S: f64 = 5.0;
 
 pub fn run() -> Result<(), String> {
     let root = crate::workspace_root();
@@ -259,13 +259,9 @@ async fn page(
         let mut f = Figure::new(
             5,
             format!("{label}: the page's full run (every clock, default settings)"),
-            if browser == Browser::Chromium {
-                "≤ 10 s"
-            } else {
-                "(contrast)"
-            },
+            "≤ 5 s",
             run_s.map_or("not measured".into(), |s| format!("{s:.1} s")),
-            (browser == Browser::Chromium).then(|| state == "done" && run_s.is_some_and(|s| s <= PAGE_RUN_S)),
+            Some(state == "done" && run_s.is_some_and(|s| s <= PAGE_RUN_S)),
         );
         // The slowest clocks, to say what bounds the run.
         if let Some(m) = t["clocks"].as_object() {
