@@ -285,3 +285,24 @@ fn points_a_subnormal_apart_are_refused_not_fitted_with_an_infinite_slope() {
     let e = ticklab::fit::ols(&[0.0, 1e-150], &[0.0, 1e300]).unwrap_err();
     assert!(e.to_string().contains("too close"), "{e}");
 }
+
+#[test]
+fn a_fit_that_cannot_fit_its_budget_says_so_without_spending_it() {
+    // A 4 ms clock: a fit's runs last 20 ticks, 80 ms, and five of them do not fit in 0.15 s.
+    let tl = Timeline::new(0);
+    let mut clock = Clamp::new(
+        SimTime::new(&tl, 25_000, 0, 5),
+        ClampStyle::Firefox,
+        4_000_000,
+        1,
+    )
+    .unwrap();
+    let mut work = SimWork::new(&tl, 0.0, 1_000.0, 0, 3);
+    let mut sw = tl.stopwatch();
+    let mut q = quiet;
+    let opts = FitOptions::new(Budget::new(0.15, 1_000_000).unwrap());
+    let mut run = Run::new(&mut sw, &mut q);
+    let e = fit::measure(&mut clock, &mut work, 4_000_000.0, 0.0, &mut run, &opts).unwrap_err();
+    assert!(e.to_string().contains("runs of 80.000 ms each"), "{e}");
+    assert!(tl.now_ps() < 1_000_000_000, "spent {} ps", tl.now_ps());
+}

@@ -272,6 +272,24 @@ fn measure_inner<C: Clock + ?Sized, W: Workload + ?Sized>(
                     }
                 };
             }
+            // Calibrating to a run of `target` and timing two sizes take about five such
+            // runs: when the budget left cannot hold them (a 4 ms clock's 20 ticks are 80 ms),
+            // say so now rather than spend the budget to fail.
+            if let Some(p) = ns {
+                let needed_s = 5.0 * target * p * 1e-9;
+                let left_s = opts.budget.time_s - run.elapsed();
+                if needed_s > left_s {
+                    return Err(Error::BudgetExhausted {
+                        experiment: "fit",
+                        budget_s: opts.budget.time_s,
+                        needed: format!(
+                            "two sizes timed, runs of {} each on this clock (about {} in all)",
+                            crate::present::duration(target * p),
+                            crate::present::duration(needed_s * 1e9)
+                        ),
+                    });
+                }
+            }
             let cal = calibrate(clock, workload, target, run)?;
             if !cal.reached {
                 caveats.push(format!(
