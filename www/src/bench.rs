@@ -243,6 +243,81 @@ fn interpolation(
     ))
 }
 
+/// performance.now made finer than its clamp by counting reads to its next edge, checked
+/// against no other clock: the reference for a single shot is the workload's duration from
+/// the fit over many runs (least-values line at that size), which performance.now knows far
+/// more finely than its tick. Where the edges are regular (Firefox's plain clamp) shots of
+/// ~30 µs should come out within a microsecond; Chromium's jittered clamp moves every edge.
+fn interpolation_of_now(perf: &Performance) -> Result<(String, bool, String), String> {
+    let now_clock = || {
+        let p = perf.clone();
+        ticklab::clock::FloatClock::milliseconds(
+            "performance.now",
+            ticklab::clock::ClockKind::Monotonic,
+            move || p.now(),
+        )
+    };
+    let mut a = now_clock();
+    let mut sw = secs(perf);
+    let mut q = quiet;
+    let mut run = Run::new(&mut sw, &mut q);
+    let t = tick::measure(
+        &mut a,
+        &mut run,
+        &TickOptions::new(Budget::new(0.3, 100_000).map_err(err)?),
+    )
+    .map_err(err)?;
+    let tick_counts = t.estimate.tick.round().max(2.0);
+    let mut opts = FitOptions::new(Budget::new(3.0, 1_000_000).map_err(err)?);
+    opts.points = 16;
+    opts.runs = 40;
+    let mut w = CountDown;
+    let f = fit::measure(&mut a, &mut w, tick_counts, 0.0, &mut run, &opts).map_err(err)?;
+    let line = f.least_values.line;
+    if line.slope.is_nan() || line.slope <= 0.0 {
+        return Err(format!("the fit's slope is {}", line.slope));
+    }
+    // One count of performance.now here is 1 ns.
+    let n = ((30_000.0 - line.intercept) / line.slope).max(1.0) as u64;
+    let expected = line.at(n as f64);
+    let mut sw = secs(perf);
+    let mut c = ticklab::interpolate::Interpolated::calibrate(
+        now_clock(),
+        tick_counts as u64,
+        &mut sw,
+        0.3,
+    )
+    .map_err(err)?;
+    let ns = c.info().period.ns_per_count().ok_or("no period")?;
+    let (mut errors, mut signed) = (Vec::new(), Vec::new());
+    for _ in 0..300 {
+        let t0 = c.start();
+        w.run(n);
+        let t1 = c.read();
+        let e = t1.wrapping_sub(t0) as i64 as f64 * ns - expected;
+        errors.push(e.abs());
+        signed.push(e);
+    }
+    if let Some(f) = c.take_fault() {
+        return Err(f.to_string());
+    }
+    let e = median(&errors);
+    Ok((
+        ticklab::present::duration(e),
+        e <= 1000.0,
+        format!(
+            "signed median {} (a bias is the reference's, a spread the interpolation's); tick {}; shots of N = {n}, {} by the fit's line ({} per iteration over {} runs); {} reads per tick, one count {}",
+            ticklab::present::duration(median(&signed)),
+            ticklab::present::duration(tick_counts),
+            ticklab::present::duration(expected),
+            ticklab::present::duration(line.slope),
+            f.points.iter().map(|p| p.runs.len()).sum::<usize>(),
+            c.calibration().per_tick,
+            ticklab::present::duration(ns),
+        ),
+    ))
+}
+
 fn least_values(perf: &Performance, shuffled: bool) -> Result<(String, bool, String), String> {
     let (x, y) = staircase_points(1_000_000, shuffled);
     let mut t = Vec::new();
@@ -295,6 +370,15 @@ pub fn bench(
                 .map_or_else(no_counter, |c| interpolation(c, &perf, style)),
         ));
     }
+    // The page's own clock interpolated: Firefox's plain clamp has regular edges (the
+    // target), Chromium's jittered one does not (a contrast that must fail).
+    let firefox = catalogue::browser(&ctx.user_agent) == catalogue::Browser::Firefox;
+    out.push(row(
+        4,
+        "interpolated performance.now: single shots of ~30 µs against the fit's line, median |error|",
+        if firefox && ctx.isolated { "≤ 1 µs" } else { "(contrast)" },
+        interpolation_of_now(&perf),
+    ));
     for shuffled in [false, true] {
         let order = if shuffled { "shuffled" } else { "sorted" };
         out.push(row(
