@@ -494,9 +494,9 @@ fn run_wall(out: &mut Vec<Figure>) {
     let f = Figure::new(
         5,
         "`ticklab run` on every clock, wall, median of 3",
-        "≤ 3 s",
+        "≤ 2 s",
         format!("{m:.2} s"),
-        Some(m <= 3.0),
+        Some(m <= 2.0),
     );
     record(out, f, note);
 }
