@@ -203,6 +203,20 @@ fn size_for(clock: &mut dyn Clock, ns_per_count: f64, ns: f64) -> u64 {
     }
 }
 
+/// The figure of interpolated single shots: the median |error| against ≤ 1 µs, unless the
+/// clock failed.
+fn shots(
+    errors: &[f64],
+    fault: Option<ticklab::error::ClockFault>,
+    note: String,
+) -> Result<(String, bool, String), String> {
+    if let Some(f) = fault {
+        return Err(f.to_string());
+    }
+    let e = median(errors);
+    Ok((ticklab::present::duration(e), e <= 1000.0, note))
+}
+
 fn interpolation(
     cell: &Int32Array,
     perf: &Performance,
@@ -226,13 +240,9 @@ fn interpolation(
         errors.push((t1.wrapping_sub(t0) as i64 as f64 * ns - real).abs());
         truth.push(real);
     }
-    if let Some(f) = c.take_fault() {
-        return Err(f.to_string());
-    }
-    let e = median(&errors);
-    Ok((
-        ticklab::present::duration(e),
-        e <= 1000.0,
+    shots(
+        &errors,
+        c.take_fault(),
         format!(
             "workload {} median; {} reads per tick, one count {}; {}",
             ticklab::present::duration(median(&truth)),
@@ -240,7 +250,7 @@ fn interpolation(
             ticklab::present::duration(ns),
             counter_pauses(&mut fine, perf)
         ),
-    ))
+    )
 }
 
 /// performance.now made finer than its clamp by counting reads to its next edge, checked
@@ -298,13 +308,9 @@ fn interpolation_of_now(perf: &Performance) -> Result<(String, bool, String), St
         errors.push(e.abs());
         signed.push(e);
     }
-    if let Some(f) = c.take_fault() {
-        return Err(f.to_string());
-    }
-    let e = median(&errors);
-    Ok((
-        ticklab::present::duration(e),
-        e <= 1000.0,
+    shots(
+        &errors,
+        c.take_fault(),
         format!(
             "signed median {} (a bias is the reference's, a spread the interpolation's); tick {}; shots of N = {n}, {} by the fit's line ({} per iteration over {} runs); {} reads per tick, one count {}",
             ticklab::present::duration(median(&signed)),
@@ -315,7 +321,7 @@ fn interpolation_of_now(perf: &Performance) -> Result<(String, bool, String), St
             c.calibration().per_tick,
             ticklab::present::duration(ns),
         ),
-    ))
+    )
 }
 
 fn least_values(perf: &Performance, shuffled: bool) -> Result<(String, bool, String), String> {
