@@ -259,6 +259,15 @@ pub trait Clock {
     fn info(&self) -> &ClockInfo;
     /// The current count.
     fn read(&mut self) -> u64;
+    /// The count at the start of a timed run: a read, unless the clock times single shots
+    /// better by starting them its own way (an interpolated clock waits for an edge).
+    fn begin(&mut self) -> u64 {
+        self.read()
+    }
+    /// The count at the end of a timed run that began with [`Clock::begin`].
+    fn end(&mut self) -> u64 {
+        self.read()
+    }
     /// The first fault since the last call, if any.
     fn take_fault(&mut self) -> Option<ClockFault> {
         None
@@ -284,6 +293,12 @@ impl<C: Clock + ?Sized> Clock for &mut C {
     fn read(&mut self) -> u64 {
         (**self).read()
     }
+    fn begin(&mut self) -> u64 {
+        (**self).begin()
+    }
+    fn end(&mut self) -> u64 {
+        (**self).end()
+    }
     fn take_fault(&mut self) -> Option<ClockFault> {
         (**self).take_fault()
     }
@@ -296,6 +311,12 @@ impl<C: Clock + ?Sized> Clock for Box<C> {
     #[inline]
     fn read(&mut self) -> u64 {
         (**self).read()
+    }
+    fn begin(&mut self) -> u64 {
+        (**self).begin()
+    }
+    fn end(&mut self) -> u64 {
+        (**self).end()
     }
     fn take_fault(&mut self) -> Option<ClockFault> {
         (**self).take_fault()

@@ -28,6 +28,10 @@ pub struct Calibration {
     pub reads: u64,
     /// Seconds spent.
     pub elapsed_s: f64,
+    /// Fewest and most reads between two edges: far apart when the edges come at irregular
+    /// times (a jittered clamp), which interpolation cannot see through.
+    #[serde(default)]
+    pub spread: (u64, u64),
 }
 
 /// Most reads a read spins before the coarse clock counts as stalled: 8 ticks' worth, or a
@@ -63,6 +67,8 @@ pub struct Interpolated<C> {
     calibration: Calibration,
     stall_limit: u64,
     last: u64,
+    /// The raw edge a [`Interpolated::stop`] ended on, while a run may still begin there.
+    at_edge: Option<u64>,
     fault: Option<ClockFault>,
 }
 
@@ -70,10 +76,31 @@ impl<C: Clock> Interpolated<C> {
     /// Calibrates over `base`, whose tick is `tick_counts` of its counts, for at least
     /// `seconds` of `stopwatch` and 8 edges; gives up after `4 × seconds + 1` s without them.
     pub fn calibrate(
+        base: C,
+        tick_counts: u64,
+        stopwatch: &mut dyn Stopwatch,
+        seconds: f64,
+    ) -> Result<Self> {
+        let name = &base.info().name;
+        if !base.info().monotonic {
+            return Err(invalid(
+                "coarse clock",
+                format!("'{name}' may step back: its edges cannot be trusted"),
+            ));
+        }
+        Self::calibrate_over(base, tick_counts, stopwatch, seconds, 8)
+    }
+
+    /// [`Interpolated::calibrate`] over at least `edges` edges (at least 2), trusting the
+    /// edges of a clock that may step (a wall clock, over the fraction of a second a fit
+    /// takes). Few edges will do for [`Interpolated::stop`], which counts its own pace:
+    /// calibration then only sets the size of a count.
+    pub fn calibrate_over(
         mut base: C,
         tick_counts: u64,
         stopwatch: &mut dyn Stopwatch,
         seconds: f64,
+        edges: u64,
     ) -> Result<Self> {
         if tick_counts < 2 {
             return Err(invalid(
@@ -88,12 +115,6 @@ impl<C: Clock> Interpolated<C> {
             ));
         }
         let bi = base.info().clone();
-        if !bi.monotonic {
-            return Err(invalid(
-                "coarse clock",
-                format!("'{}' may step back: its edges cannot be trusted", bi.name),
-            ));
-        }
         let t0 = stopwatch.seconds();
         let give_up = 4.0 * seconds + 1.0;
         const CHUNK: u64 = 1 << 16;
@@ -121,13 +142,16 @@ impl<C: Clock> Interpolated<C> {
         }
         let first = base.read();
         let (origin, _) = next_edge(&mut base, first, stopwatch)?;
+        let min_edges = edges.max(2);
         let (mut at, mut reads, mut edges) = (origin, 0u64, 0u64);
+        let mut spread = (u64::MAX, 0u64);
         loop {
             let (e, r) = next_edge(&mut base, at, stopwatch)?;
             reads += r;
             edges += 1;
+            spread = (spread.0.min(r), spread.1.max(r));
             at = e;
-            if edges >= 8 && stopwatch.seconds() - t0 >= seconds {
+            if edges >= min_edges && stopwatch.seconds() - t0 >= seconds {
                 break;
             }
         }
@@ -147,6 +171,7 @@ impl<C: Clock> Interpolated<C> {
             ticks,
             reads,
             elapsed_s: stopwatch.seconds() - t0,
+            spread,
         };
         let period = match bi.period.ns_per_count() {
             Some(ns) => CountPeriod::Calibrated {
@@ -177,6 +202,7 @@ impl<C: Clock> Interpolated<C> {
             calibration,
             stall_limit: 0,
             last: 0,
+            at_edge: None,
             fault: None,
         }
         .stall_after(STALL_S))
@@ -190,6 +216,11 @@ impl<C: Clock> Interpolated<C> {
         self.stall_limit =
             ((seconds.max(0.0) * per_s) as u64).max(STALL_TICKS.saturating_mul(self.per_tick));
         self
+    }
+
+    /// The coarse clock, to read it plainly.
+    pub fn base_mut(&mut self) -> &mut C {
+        &mut self.base
     }
 
     /// What calibration found.
@@ -208,11 +239,10 @@ impl<C: Clock> Interpolated<C> {
         (d * self.per_tick as u128 / self.tick as u128) as u64
     }
 
-    fn spin(&mut self) -> Option<(u64, u64)> {
-        let from = self.base.read();
-        let limit = self.stall_limit;
-        match spin_to_edge(&mut self.base, from, limit) {
-            (Some(e), m) => Some((self.scale(e), m)),
+    /// Spins from the current coarse value to the next: that edge's raw value and the reads.
+    fn spin_from(&mut self, from: u64) -> Option<(u64, u64)> {
+        match spin_to_edge(&mut self.base, from, self.stall_limit) {
+            (Some(e), m) => Some((e, m)),
             (None, reads) => {
                 self.fault.get_or_insert(ClockFault::Stalled { reads });
                 None
@@ -221,15 +251,41 @@ impl<C: Clock> Interpolated<C> {
     }
 
     /// Waits for the next edge and returns its time exactly: the start of a single-shot
-    /// timing that ends with [`Clock::read`].
+    /// timing that ends with [`Interpolated::stop`] (or [`Clock::read`]).
     pub fn start(&mut self) -> u64 {
-        match self.spin() {
+        let from = self.base.read();
+        match self.spin_from(from) {
             Some((e, _)) => {
+                let e = self.scale(e);
                 self.last = e;
                 e
             }
             None => self.last,
         }
+    }
+
+    /// The end of a single-shot timing: like [`Clock::read`], but the reads spun to the edge
+    /// are converted at the pace of the tick that follows it, counted on the spot, not at
+    /// calibration's. A machine's pace of reads drifts (a busy sibling core, a frequency
+    /// step) by far more than one read in a tick; one tick later it has not moved. Waits up
+    /// to two ticks.
+    pub fn stop(&mut self) -> u64 {
+        let from = self.base.read();
+        let Some((edge, m)) = self.spin_from(from) else {
+            return self.last;
+        };
+        let e = self.scale(edge);
+        let Some((next, k)) = self.spin_from(edge) else {
+            self.last = e.wrapping_sub(m);
+            return self.last;
+        };
+        // A slow read can skip an edge: the pace is over the ticks actually spanned.
+        let spanned = self.base.info().diff(edge, next) as f64 / self.tick as f64;
+        let per_tick = k as f64 / spanned.round().max(1.0);
+        let back = (m as f64 * self.per_tick as f64 / per_tick).round() as u64;
+        self.at_edge = Some(next);
+        self.last = e.wrapping_sub(back);
+        self.last
     }
 }
 
@@ -240,13 +296,33 @@ impl<C: Clock> Clock for Interpolated<C> {
 
     /// The time this read began: the next edge less the reads spun to reach it.
     fn read(&mut self) -> u64 {
-        match self.spin() {
+        let from = self.base.read();
+        match self.spin_from(from) {
             Some((e, m)) => {
-                self.last = e.wrapping_sub(m);
+                self.last = self.scale(e).wrapping_sub(m);
                 self.last
             }
             None => self.last,
         }
+    }
+
+    /// A run begins on an edge: the one the last run's end stopped on when the coarse
+    /// clock still shows it (runs back to back wait for no other), else the next. Either
+    /// way the run can only begin after the edge, so a timing can only come out long,
+    /// which the minimum of a fit's runs leaves out.
+    fn begin(&mut self) -> u64 {
+        if let Some(edge) = self.at_edge.take() {
+            if self.base.read() == edge {
+                self.last = self.scale(edge);
+                return self.last;
+            }
+        }
+        self.start()
+    }
+
+    /// A run ends at the pace of the moment ([`Interpolated::stop`]).
+    fn end(&mut self) -> u64 {
+        self.stop()
     }
 
     fn take_fault(&mut self) -> Option<ClockFault> {
@@ -294,6 +370,60 @@ mod tests {
             assert!(
                 (got - work_ns as f64).abs() <= 60.0,
                 "{work_ns} ns timed as {got}"
+            );
+        }
+    }
+
+    /// A clamp whose reads cost `extra` ps more than calibration saw, once `slow` is set.
+    struct Slowed<'a> {
+        inner: Clamp<SimTime>,
+        tl: &'a Timeline,
+        slow: std::rc::Rc<std::cell::Cell<u64>>,
+    }
+
+    impl Clock for Slowed<'_> {
+        fn info(&self) -> &ClockInfo {
+            self.inner.info()
+        }
+        fn read(&mut self) -> u64 {
+            self.tl.advance(self.slow.get());
+            self.inner.read()
+        }
+    }
+
+    #[test]
+    fn a_stop_converts_its_reads_at_the_pace_of_the_moment() {
+        let tl = Timeline::new(0);
+        let mut sw = tl.stopwatch();
+        let slow = std::rc::Rc::new(std::cell::Cell::new(0));
+        let base = Slowed {
+            inner: clamp(&tl),
+            tl: &tl,
+            slow: slow.clone(),
+        };
+        let mut c = Interpolated::calibrate(base, 100_000, &mut sw, 0.01).unwrap();
+        let ns = c.info().period.ns_per_count().unwrap();
+        // Reads now cost 40 ns, not the 25 calibrated: a drift of 60%. Within 2.5 reads.
+        slow.set(15_000);
+        for work_ns in [3_000u64, 31_337, 77_777, 250_001] {
+            let a = c.start();
+            tl.advance(work_ns * 1000);
+            let b = c.stop();
+            let got = b.wrapping_sub(a) as f64 * ns;
+            assert!(
+                (got - work_ns as f64).abs() <= 100.0,
+                "{work_ns} ns timed as {got} by stop"
+            );
+            // A plain read converts its reads at calibration's 25 ns: short by 15/40 of the spin.
+            let a = c.start();
+            tl.advance(work_ns * 1000);
+            let b = c.read();
+            let got = b.wrapping_sub(a) as f64 * ns;
+            let off = (work_ns as f64 - got).abs();
+            let spun = (100_000 - work_ns % 100_000) as f64;
+            assert!(
+                (off - spun * 15.0 / 40.0).abs() <= 200.0,
+                "{work_ns} ns timed as {got} by read"
             );
         }
     }

@@ -72,7 +72,36 @@ pub fn characterise_with<C: Clock + ?Sized>(
     }
     for (kind, opts) in &plan.fits {
         let mut w = build(*kind);
-        match fit::measure(clock, w.as_mut(), tick, per_read, &mut run, opts) {
+        let fitted = match fit::measure(clock, w.as_mut(), tick, per_read, &mut run, opts) {
+            // Too coarse for runs of many ticks in this budget (it says so before spending
+            // any): runs of a tick or less, timed through interpolation, where it can be.
+            Err(first @ Error::BudgetExhausted { .. }) if opts.n_range.is_none() => {
+                let tried = (tick >= 2.0)
+                    .then(|| fit::measure_interpolated(clock, w.as_mut(), tick, &mut run, opts));
+                match tried {
+                    Some(Ok(f)) => Ok(f),
+                    Some(Err(Error::Cancelled)) => Err(Error::Cancelled),
+                    // Edges that cannot be interpolated (a jittered clamp's), or a tick of one
+                    // count: two sizes of plain runs, as many of each as the budget holds.
+                    other => {
+                        let why = match other {
+                            Some(Err(e)) => e,
+                            _ => first,
+                        };
+                        let mut two = opts.clone();
+                        two.points = 2;
+                        fit::measure(clock, w.as_mut(), tick, per_read, &mut run, &two).map(
+                            |mut f| {
+                                f.caveats.push(format!("two sizes only: {why}"));
+                                f
+                            },
+                        )
+                    }
+                }
+            }
+            other => other,
+        };
+        match fitted {
             Ok(r) => report.fits.push(r),
             Err(e) => record(&mut report, "fit", e)?,
         }

@@ -187,6 +187,11 @@ impl<'a> Run<'a> {
         self.last_elapsed = 0.0;
     }
 
+    /// The stopwatch, for an experiment that hands it on (a calibration of its own).
+    pub fn stopwatch(&mut self) -> &mut dyn Stopwatch {
+        &mut *self.stopwatch
+    }
+
     /// The budget.
     pub fn budget(&self) -> Budget {
         self.budget

@@ -223,8 +223,19 @@ impl Workload for Matmul {
     fn work(&self, n: u64) -> f64 {
         (n as f64).powi(3)
     }
+    /// The nearest cube root, by bisection: `cbrt` would bring 2 KB of code into the page.
     fn n_for_work(&self, work: f64) -> u64 {
-        work.cbrt().round().clamp(1.0, self.max_n() as f64) as u64
+        let (mut lo, mut hi) = (1u64, self.max_n());
+        // Largest n with (n - ½)³ ≤ work: the n whose cube is nearest on the cube-root scale.
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if (mid as f64 - 0.5).powi(3) <= work {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        lo
     }
     fn prepare(&mut self, n: u64) -> Result<()> {
         check_n(n, self.max_n(), "matmul")?;
@@ -338,6 +349,29 @@ mod tests {
             assert_eq!(k.build().name(), k.name());
         }
         assert!(WorkloadKind::parse("fft").is_err());
+    }
+
+    #[test]
+    fn matmul_sizes_are_the_rounded_cube_root() {
+        let m = Matmul::default();
+        for w in [
+            0.0f64,
+            0.1,
+            1.0,
+            7.9,
+            8.0,
+            3.4e3,
+            1e6,
+            123_456_789.0,
+            8.6e9,
+            1e12,
+        ] {
+            let want = w.cbrt().round().clamp(1.0, 2048.0) as u64;
+            assert_eq!(m.n_for_work(w), want, "{w}");
+        }
+        for n in 1..=2048u64 {
+            assert_eq!(m.n_for_work(m.work(n)), n);
+        }
     }
 
     #[test]

@@ -306,3 +306,46 @@ fn a_fit_that_cannot_fit_its_budget_says_so_without_spending_it() {
     assert!(e.to_string().contains("runs of 80.000 ms each"), "{e}");
     assert!(tl.now_ps() < 1_000_000_000, "spent {} ps", tl.now_ps());
 }
+
+#[test]
+fn a_clock_too_coarse_for_its_budget_is_fitted_through_interpolation() {
+    // The same 4 ms clock in a lab plan of 0.15 s: the runs of 20 ticks do not fit, so the
+    // runs are made shorter than the tick and timed by counting reads between edges.
+    let tl = Timeline::new(0);
+    let mut clock = Clamp::new(
+        SimTime::new(&tl, 25_000, 0, 5),
+        ClampStyle::Firefox,
+        4_000_000,
+        1,
+    )
+    .unwrap();
+    let mut sw = tl.stopwatch();
+    let mut q = quiet;
+    let mut fit_opts = FitOptions::new(Budget::new(0.15, 1_000_000).unwrap());
+    fit_opts.points = 12;
+    let plan = Plan {
+        tick: TickOptions::new(Budget::new(0.1, 15_000).unwrap()),
+        overhead: None,
+        fits: vec![(WorkloadKind::Count, fit_opts)],
+    };
+    let from = tl.now_ps();
+    // 1.7 ns a unit of work, as the lab's own tests' simulated count-down.
+    let r = ticklab::lab::characterise_with(&mut clock, &mut sw, &mut q, &plan, &mut |_| {
+        Box::new(SimWork::new(&tl, 40_000.0, 1_700.0, 0, 9))
+    })
+    .unwrap();
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    let f = &r.fits[0];
+    let slope = f.slope_ns.unwrap();
+    assert!((slope / 1.7 - 1.0).abs() < 0.001, "slope {slope} ns a unit");
+    assert!(
+        f.caveats.iter().any(|c| c.contains("interpolation")),
+        "{:?}",
+        f.caveats
+    );
+    // Every timed run is shorter than the tick, and the whole stayed in its budget.
+    let longest = f.points.iter().map(|p| p.min).fold(0.0, f64::max);
+    assert!(longest * f.ns_per_count.unwrap() < 4e6, "{longest}");
+    assert!(f.elapsed_s <= 0.2, "{} s", f.elapsed_s);
+    assert!((tl.now_ps() - from) as f64 * 1e-12 < 0.4);
+}

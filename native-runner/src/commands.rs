@@ -201,15 +201,17 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
     // Sample budgets end the experiments on fine clocks within milliseconds (and on slow
     // reads, CPU-time clocks and getrusage, within tens: 15 000 intervals pin a 1 µs or a
     // 10 ns tick), leaving the time budgets, and so the whole run (≤ 2 s), to the coarse
-    // clocks that need them; their overhead blocks cannot meet the Rule of 100 in any
-    // budget a run can give (400 ms for a 4 ms clock), so 30 ms is spent on them.
+    // clocks that need them: 60 ms finds a 4 ms tick (15 edges); their overhead blocks cannot
+    // meet the Rule of 100 in any budget a run can give (400 ms for a 4 ms clock), so 20 ms is
+    // spent on them; their fits, too coarse for runs of many ticks, are timed through
+    // interpolation in 0.15 s.
     let t = a.time;
     let mut fit = FitOptions::new(budget(t, None, 0.15, 1_000_000)?);
     fit.points = 12;
     fit.runs = 10;
     let plan = Plan {
-        tick: TickOptions::new(budget(t, None, 0.1, 15_000)?),
-        overhead: Some(OverheadOptions::new(budget(t, None, 0.03, 500)?)),
+        tick: TickOptions::new(budget(t, None, 0.06, 15_000)?),
+        overhead: Some(OverheadOptions::new(budget(t, None, 0.02, 500)?)),
         fits: if a.no_fit {
             vec![]
         } else {

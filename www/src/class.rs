@@ -237,7 +237,14 @@ pub fn matrix(digests: &[&Digest], sort: usize, descending: bool) -> Vec<Group> 
             .filter_map(|i| i.c.tick_ns)
             .fold(f64::INFINITY, f64::min)
     };
-    groups.sort_by(|a, b| best(&a.1).total_cmp(&best(&b.1)));
+    // Unstable sorts, made total by the first-seen order (a stable sort's code is larger).
+    let mut keyed: Vec<_> = groups
+        .into_iter()
+        .enumerate()
+        .map(|(i, g)| ((best(&g.1), i), g))
+        .collect();
+    keyed.sort_unstable_by(|a, b| a.0 .0.total_cmp(&b.0 .0).then(a.0 .1.cmp(&b.0 .1)));
+    let groups = keyed.into_iter().map(|(_, g)| g);
     let cells = |i: &Item| -> Vec<String> {
         [&i.d.from]
             .into_iter()
@@ -247,9 +254,9 @@ pub fn matrix(digests: &[&Digest], sort: usize, descending: bool) -> Vec<Group> 
             .collect()
     };
     groups
-        .into_iter()
-        .map(|(clock, mut items)| {
-            items.sort_by(|a, b| {
+        .map(|(clock, items)| {
+            let mut items: Vec<(usize, Item)> = items.into_iter().enumerate().collect();
+            items.sort_unstable_by(|(ia, a), (ib, b)| {
                 let by_value = |x: Option<f64>, y: Option<f64>| {
                     x.unwrap_or(f64::INFINITY)
                         .total_cmp(&y.unwrap_or(f64::INFINITY))
@@ -262,12 +269,9 @@ pub fn matrix(digests: &[&Digest], sort: usize, descending: bool) -> Vec<Group> 
                         .cmp(&cells(b).get(sort))
                         .then(by_value(a.c.tick_ns, b.c.tick_ns)),
                 };
-                if descending {
-                    o.reverse()
-                } else {
-                    o
-                }
+                if descending { o.reverse() } else { o }.then(ia.cmp(ib))
             });
+            let items: Vec<Item> = items.into_iter().map(|(_, i)| i).collect();
             Group {
                 clock,
                 rows: items

@@ -247,6 +247,12 @@ mod web {
         fn read(&mut self) -> u64 {
             self.inner.read()
         }
+        fn begin(&mut self) -> u64 {
+            self.inner.begin()
+        }
+        fn end(&mut self) -> u64 {
+            self.inner.end()
+        }
         fn take_fault(&mut self) -> Option<ticklab::clock::ClockFault> {
             self.inner.take_fault()
         }
@@ -309,7 +315,8 @@ mod web {
     /// Seconds the interpolated clock spends counting reads per tick of its clamp.
     const INTERPOLATION_CALIBRATION_S: f64 = 0.05;
 
-    pub(crate) type InterpolatedCounter = Interpolated<Clamp<ClockTime<SharedCounter>>>;
+    /// Boxed: the interpolation is then the very code a fit through interpolation runs.
+    pub(crate) type InterpolatedCounter = Interpolated<Box<dyn Clock>>;
 
     /// A 100 µs clamp of the (calibrated) counter `c` in `style`, interpolated.
     pub(crate) fn interpolated_over_counter(
@@ -321,8 +328,13 @@ mod web {
         let base = Clamp::new(t, style, 100_000, 0x7ec1).map_err(|e| e.to_string())?;
         let p = perf.clone();
         let mut sw = move || p.now() / 1000.0;
-        Interpolated::calibrate(base, 100_000, &mut sw, INTERPOLATION_CALIBRATION_S)
-            .map_err(|e| e.to_string())
+        Interpolated::calibrate(
+            Box::new(base) as Box<dyn Clock>,
+            100_000,
+            &mut sw,
+            INTERPOLATION_CALIBRATION_S,
+        )
+        .map_err(|e| e.to_string())
     }
 
     const DAY_MS: f64 = 86_400_000.0;

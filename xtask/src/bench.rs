@@ -19,6 +19,9 @@ const TITLES: [&str; 7] = [
     "Page weight and first result",
 ];
 
+/// The page's weight the performance goals ask for (the build's hard limit is higher).
+const PAGE_GOAL_GZ_BYTES: u64 = 200 * 1000;
+
 /// Where the page's full run must end.
 const PAGE_RUN_S: f64 = 5.0;
 
@@ -94,13 +97,18 @@ pub fn run() -> Result<(), String> {
             ));
         }
     }
-    figures.push(Figure::new(
+    let mut weight = Figure::new(
         7,
         "page wasm + JavaScript, gzipped",
-        "≤ 250 KB",
+        "≤ 200 KB",
         format!("{:.1} KB", gz as f64 / 1000.0),
-        Some(gz <= crate::web::BUDGET_GZ_BYTES),
-    ));
+        Some(gz <= PAGE_GOAL_GZ_BYTES),
+    );
+    weight.note = format!(
+        "the build refuses more than {} KB",
+        crate::web::BUDGET_GZ_BYTES / 1000
+    );
+    figures.push(weight);
     figures.sort_by_key(|f| f.figure);
 
     let table = markdown(&figures, &agents);

@@ -7,6 +7,7 @@ use super::estimate::{least_values, ols, step_fit, LeastValues, Ols, Step};
 use crate::calibrate::{calibrate, Calibration};
 use crate::clock::{Clock, ClockInfo};
 use crate::error::{invalid, Error, Result};
+use crate::interpolate::Interpolated;
 use crate::rng::SplitMix64;
 use crate::run::{Budget, Run, Stop};
 use crate::workload::Workload;
@@ -154,13 +155,163 @@ pub fn measure<C: Clock + ?Sized, W: Workload + ?Sized>(
         overhead_counts,
         run,
         opts,
+        true,
     )?;
     Ok(fit)
 }
 
+/// Fewest edges an interpolated fit calibrates over: [`Interpolated::stop`] counts its
+/// own pace, so calibration only sets the size of a count.
+const INTERPOLATION_EDGES: u64 = 3;
+
+/// [`measure`] for a clock whose tick is too coarse for the budget to hold runs of many
+/// ticks: each run begins on an edge and ends by counting reads to the next one
+/// (interpolation, Schwarz et al., "Fantastic Timers"), so runs of one tick or less are timed
+/// to a few reads. Sizes run from a quarter to all of the work of half a tick or more (sized by
+/// the stopwatch: choosing N measures nothing): runs shorter than the tick, back to back. Needs a monotonic clock, a known period and a
+/// tick of at least 2 counts.
+pub fn measure_interpolated<C: Clock + ?Sized, W: Workload + ?Sized>(
+    clock: &mut C,
+    workload: &mut W,
+    tick_counts: f64,
+    run: &mut Run<'_>,
+    opts: &FitOptions,
+) -> Result<FitResult> {
+    Ok(interpolated_inner(clock, None, workload, tick_counts, run, opts)?.0)
+}
+
+/// [`measure_interpolated`], with every run also timed by `reference` (inside the
+/// interpolated clock's begin and end): the fit through `clock`, then through `reference`.
+pub fn measure_interpolated_against<C: Clock + ?Sized, W: Workload + ?Sized>(
+    clock: &mut C,
+    reference: Reference<'_>,
+    workload: &mut W,
+    tick_counts: f64,
+    run: &mut Run<'_>,
+    opts: &FitOptions,
+) -> Result<(FitResult, FitResult)> {
+    let (fit, r) = interpolated_inner(clock, Some(reference), workload, tick_counts, run, opts)?;
+    let r = r.ok_or_else(|| Error::NoData("the reference clock timed no run".into()))?;
+    Ok((fit, r))
+}
+
+fn interpolated_inner<C: Clock + ?Sized, W: Workload + ?Sized>(
+    clock: &mut C,
+    reference: Option<Reference<'_>>,
+    workload: &mut W,
+    tick_counts: f64,
+    run: &mut Run<'_>,
+    opts: &FitOptions,
+) -> Result<(FitResult, Option<FitResult>)> {
+    run.start("fit", opts.budget);
+    opts.validate()?;
+    let info = clock.info().clone();
+    let ns = info.period.ns_per_count().ok_or_else(|| {
+        invalid(
+            "clock period",
+            "unknown: an interpolated fit sizes its runs by the tick in seconds",
+        )
+    })?;
+    if !(tick_counts.is_finite() && tick_counts >= 2.0) {
+        return Err(invalid(
+            "tick",
+            format!("{tick_counts} counts; interpolation needs at least 2"),
+        ));
+    }
+    let tick_s = tick_counts * ns * 1e-9;
+    let max = workload.max_n();
+    let mut n = 1u64;
+    loop {
+        workload.prepare(n)?;
+        let t = run.elapsed();
+        workload.run(n);
+        if run.elapsed() - t >= tick_s / 2.0 || n >= max {
+            break;
+        }
+        if run.check(0)?.is_some() {
+            return Err(Error::BudgetExhausted {
+                experiment: "fit",
+                budget_s: opts.budget.time_s,
+                needed: format!(
+                    "a run of one tick ({})",
+                    crate::present::duration(tick_s * 1e9)
+                ),
+            });
+        }
+        n = (n * 2).min(max);
+    }
+    // A wall clock may step; over a fit's fraction of a second a step would spoil a run
+    // or two, which the per-size minima leave out, so its edges are trusted here. As trait
+    // objects, the interpolation and the fit are the code the page's own clocks run (one
+    // copy of each in its module).
+    let base: Box<dyn Clock + '_> = Box::new(&mut *clock);
+    let mut ic = Interpolated::calibrate_over(
+        base,
+        tick_counts.round() as u64,
+        run.stopwatch(),
+        1e-6,
+        // Edges enough to see a jittered clamp's irregular ones: 10 ms' worth, at least 3.
+        ((0.01 / tick_s).ceil() as u64).clamp(INTERPOLATION_EDGES, 64),
+    )?;
+    let (fewest, most) = ic.calibration().spread;
+    if most as f64 > 1.5 * fewest as f64 {
+        return Err(invalid(
+            "coarse clock",
+            format!(
+                "'{}' cannot be interpolated: its edges come at irregular times ({fewest} to \
+                 {most} reads a tick), as a jittered clamp's do",
+                info.name
+            ),
+        ));
+    }
+    let mut o = opts.clone();
+    let spent_s = run.elapsed();
+    // A run costs about two ticks (half a tick's work or less, the wait for the edge after
+    // it, the tick that gives the pace): sizes few enough for five runs each.
+    let affordable = (opts.budget.time_s - spent_s) / (2.0 * tick_s);
+    o.points = ((affordable / 5.0) as usize).clamp(2, o.points.max(2));
+    o.n_range = Some(((n / 4).max(1), n.max(2)));
+    o.budget.time_s = (opts.budget.time_s - spent_s).max(0.0);
+    let per_tick = ic.calibration().per_tick;
+    let count_ns = ic.info().period.ns_per_count().unwrap_or(f64::NAN);
+    let (wall_from, from) = (run.stopwatch().seconds(), ic.base_mut().read());
+    let mut timed: Box<dyn Clock + '_> = Box::new(&mut ic);
+    let (mut fit, theirs) =
+        measure_inner(&mut timed, reference, workload, 1.0, 0.0, run, &o, false)?;
+    drop(timed);
+    let to = ic.base_mut().read();
+    ic.check_fault()?;
+    let wall_s = run.stopwatch().seconds() - wall_from;
+    // The waits for edges are wall time too: over them all, the coarse clock must keep
+    // pace with the stopwatch, or its edges are not the time's.
+    let pace = info.diff(from, to) as f64 * ns * 1e-9 / wall_s;
+    fit.pace = pace.is_finite().then_some(pace);
+    if fit.unusable.is_none() && pace < crate::overhead::LEAST_PACE {
+        fit.unusable = Some(format!(
+            "{} advanced {:.1}% as fast as the stopwatch over the timed runs: its edges are \
+             not the time's, so the slope it gives cannot be right",
+            info.name,
+            pace * 100.0
+        ));
+        fit.slope_ns = None;
+        fit.ols_slope_ns = None;
+    }
+    fit.caveats.push(format!(
+        "timed through interpolation (Schwarz et al., \"Fantastic Timers\"): each run began on \
+         an edge of the {} tick and ended by counting reads to the next, {per_tick} reads a \
+         tick, one count {}",
+        crate::present::duration(tick_s * 1e9),
+        crate::present::duration(count_ns)
+    ));
+    fit.elapsed_s += spent_s;
+    Ok((fit, theirs))
+}
+
 /// A clock that times the same runs as the clock under test, and its tick in its counts.
 pub struct Reference<'a> {
-    /// The clock; its reads bracket the other clock's, so it sees each run and two reads.
+    /// The clock; its reads sit inside the other clock's, so it sees each run and none of
+    /// the other's waits (an interpolated clock waits for edges to begin and end a run);
+    /// the clock under test sees the run and the reference's two reads.
     pub clock: &'a mut dyn Clock,
     /// Its tick, in its counts.
     pub tick_counts: f64,
@@ -186,6 +337,7 @@ pub fn measure_against<C: Clock + ?Sized, W: Workload + ?Sized>(
         overhead_counts,
         run,
         opts,
+        true,
     )?;
     let r = r.ok_or_else(|| Error::NoData("the reference clock timed no run".into()))?;
     Ok((fit, r))
@@ -218,6 +370,7 @@ fn measure_inner<C: Clock + ?Sized, W: Workload + ?Sized>(
     overhead_counts: f64,
     run: &mut Run<'_>,
     opts: &FitOptions,
+    check_pace: bool,
 ) -> Result<(FitResult, Option<FitResult>)> {
     run.start("fit", opts.budget);
     opts.validate()?;
@@ -272,18 +425,22 @@ fn measure_inner<C: Clock + ?Sized, W: Workload + ?Sized>(
                     }
                 };
             }
-            // Calibrating to a run of `target` and timing two sizes take about five such
-            // runs: when the budget left cannot hold them (a 4 ms clock's 20 ticks are 80 ms),
-            // say so now rather than spend the budget to fail.
+            // Calibrating to a run of `target` takes about three such runs, and a fit needs a
+            // run at every size: when the budget left cannot hold them (a 4 ms clock's 20
+            // ticks are 80 ms), say so now rather than spend the budget on a fit of a few
+            // runs whose minima are not minima.
             if let Some(p) = ns {
-                let needed_s = 5.0 * target * p * 1e-9;
+                let runs = 3 + opts.points;
+                let needed_s = runs as f64 * target * p * 1e-9;
                 let left_s = opts.budget.time_s - run.elapsed();
                 if needed_s > left_s {
                     return Err(Error::BudgetExhausted {
                         experiment: "fit",
                         budget_s: opts.budget.time_s,
                         needed: format!(
-                            "two sizes timed, runs of {} each on this clock (about {} in all)",
+                            "a run at each of {} sizes, runs of {} each on this clock (about \
+                             {} with calibration)",
+                            opts.points,
                             crate::present::duration(target * p),
                             crate::present::duration(needed_s * 1e9)
                         ),
@@ -339,18 +496,18 @@ fn measure_inner<C: Clock + ?Sized, W: Workload + ?Sized>(
             let n = sizes[j];
             match (&mut reference, &mut theirs) {
                 (Some(r), Some(t)) => {
+                    let a = clock.begin();
                     let ra = r.clock.read();
-                    let a = clock.read();
                     workload.run(n);
-                    let b = clock.read();
                     let rb = r.clock.read();
+                    let b = clock.end();
                     mine.add(j, a, b);
                     t.add(j, ra, rb);
                 }
                 _ => {
-                    let a = clock.read();
+                    let a = clock.begin();
                     workload.run(n);
-                    let b = clock.read();
+                    let b = clock.end();
                     mine.add(j, a, b);
                 }
             }
@@ -368,7 +525,11 @@ fn measure_inner<C: Clock + ?Sized, W: Workload + ?Sized>(
     let elapsed_s = run.elapsed();
     let budget_s = run.budget().time_s;
     let sampled = Sampled {
-        wall_s: elapsed_s - wall_from,
+        wall_s: if check_pace {
+            elapsed_s - wall_from
+        } else {
+            f64::NAN
+        },
         workload: &*workload,
         sizes: &sizes,
         calibration,

@@ -7,6 +7,9 @@
 //! edge of the lower convex hull spanning mean(x), found in O(n log n) without an LP solver.
 //! Subtracting a straight line from tick-quantized timings leaves a Moiré sawtooth; a step
 //! function with the fitted slope and the tick's quantization leaves flat bands instead.
+//! A clock too coarse for its budget to hold runs of many ticks is fitted through
+//! interpolation instead: runs of a tick or less, each begun on an edge and ended by counting
+//! reads to the next.
 
 //!
 //! `estimate.rs` holds the estimators, `experiment.rs` the timed runs.
@@ -15,4 +18,7 @@ pub mod estimate;
 pub mod experiment;
 
 pub use estimate::{least_values, ols, step_fit, LeastValues, Line, Ols, Step};
-pub use experiment::{measure, measure_against, FitOptions, FitPoint, FitResult, Reference};
+pub use experiment::{
+    measure, measure_against, measure_interpolated, measure_interpolated_against, FitOptions,
+    FitPoint, FitResult, Reference,
+};

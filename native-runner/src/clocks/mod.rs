@@ -37,7 +37,10 @@ pub enum NativeClock {
     /// clock_gettime with one clock id.
     #[cfg(unix)]
     Gettime(posix::Gettime),
-    /// gettimeofday, time(), clock() or getrusage.
+    /// gettimeofday.
+    #[cfg(unix)]
+    Gettimeofday(posix::Gettimeofday),
+    /// time(), clock() or getrusage.
     #[cfg(unix)]
     Posix(posix::PosixClock),
     /// rdtsc.
@@ -72,6 +75,8 @@ macro_rules! each {
             }
             #[cfg(unix)]
             NativeClock::Gettime($c) => $body,
+            #[cfg(unix)]
+            NativeClock::Gettimeofday($c) => $body,
             #[cfg(unix)]
             NativeClock::Posix($c) => $body,
             #[cfg(target_arch = "x86_64")]

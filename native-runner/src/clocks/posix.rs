@@ -125,8 +125,31 @@ extern "C" {
 /// XSI requires CLOCKS_PER_SEC to be one million on every POSIX system.
 const CLOCKS_PER_SEC: u64 = 1_000_000;
 
+/// gettimeofday, a type of its own: behind the other clocks' branch on their kind its reads
+/// measured 7% dearer than a bare loop's (29.0 against 26.9 ns).
+pub struct Gettimeofday {
+    info: ClockInfo,
+}
+
+impl Clock for Gettimeofday {
+    fn info(&self) -> &ClockInfo {
+        &self.info
+    }
+    #[inline]
+    fn read(&mut self) -> u64 {
+        let mut tv = libc::timeval {
+            tv_sec: 0,
+            tv_usec: 0,
+        };
+        // Safe: a valid out-pointer and a null timezone, which the call allows.
+        unsafe { libc::gettimeofday(&mut tv, std::ptr::null_mut()) };
+        timeval_us(&tv)
+    }
+}
+
 /// The other POSIX clocks; one type, so they share monomorphised experiment code. The
-/// branch on `kind` is the same at every read and costs nothing measurable.
+/// branch on `kind` is the same at every read; it costs little beside a system call or
+/// a whole second's tick.
 pub struct PosixClock {
     info: ClockInfo,
     kind: Kind,
@@ -134,7 +157,6 @@ pub struct PosixClock {
 
 #[derive(Clone, Copy)]
 enum Kind {
-    Gettimeofday,
     Time,
     ClockFn,
     RusageUser,
@@ -155,14 +177,6 @@ impl Clock for PosixClock {
     fn read(&mut self) -> u64 {
         // Safe throughout: valid out-pointers, null where the call allows it.
         match self.kind {
-            Kind::Gettimeofday => {
-                let mut tv = libc::timeval {
-                    tv_sec: 0,
-                    tv_usec: 0,
-                };
-                unsafe { libc::gettimeofday(&mut tv, std::ptr::null_mut()) };
-                timeval_us(&tv)
-            }
             Kind::Time => unsafe { libc::time(std::ptr::null_mut()) as u64 },
             Kind::ClockFn => unsafe { clock() as u64 },
             Kind::RusageUser | Kind::RusageSystem => {
@@ -233,16 +247,15 @@ pub fn add(out: &mut Vec<Entry>) {
     let clocks_per_sec = CLOCKS_PER_SEC;
     let clock_period = Ratio::new(1_000_000_000, clocks_per_sec.max(1))
         .map_or(CountPeriod::Unknown, |ns| CountPeriod::Exact { ns });
+    let info = ClockInfo::new("gettimeofday", ClockKind::Wall, us.clone())
+        .with_description("time of day in µs")
+        .with_claim(1000.0, "the microsecond unit of struct timeval")
+        .non_monotonic();
+    out.push(Entry::ready(
+        info.clone(),
+        NativeClock::Gettimeofday(Gettimeofday { info }),
+    ));
     let list = [
-        (
-            "gettimeofday",
-            Kind::Gettimeofday,
-            ClockKind::Wall,
-            us.clone(),
-            1000.0,
-            "the microsecond unit of struct timeval",
-            "time of day in µs",
-        ),
         (
             "time",
             Kind::Time,
