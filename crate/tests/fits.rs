@@ -286,17 +286,23 @@ fn points_a_subnormal_apart_are_refused_not_fitted_with_an_infinite_slope() {
     assert!(e.to_string().contains("too close"), "{e}");
 }
 
-#[test]
-fn a_fit_that_cannot_fit_its_budget_says_so_without_spending_it() {
-    // A 4 ms clock: a fit's runs last 20 ticks, 80 ms, and five of them do not fit in 0.15 s.
-    let tl = Timeline::new(0);
-    let mut clock = Clamp::new(
-        SimTime::new(&tl, 25_000, 0, 5),
+/// A 4 ms plain clamp over simulated time whose reads cost 25 ns.
+fn four_ms_clamp(tl: &Timeline) -> Clamp<SimTime> {
+    Clamp::new(
+        SimTime::new(tl, 25_000, 0, 5),
         ClampStyle::Firefox,
         4_000_000,
         1,
     )
-    .unwrap();
+    .unwrap()
+}
+
+#[test]
+fn a_fit_that_cannot_fit_its_budget_says_so_without_spending_it() {
+    // A 4 ms clock: a fit's runs last 20 ticks, 80 ms, and calibration and a run at each of
+    // 16 sizes do not fit in 0.15 s.
+    let tl = Timeline::new(0);
+    let mut clock = four_ms_clamp(&tl);
     let mut work = SimWork::new(&tl, 0.0, 1_000.0, 0, 3);
     let mut sw = tl.stopwatch();
     let mut q = quiet;
@@ -312,13 +318,7 @@ fn a_clock_too_coarse_for_its_budget_is_fitted_through_interpolation() {
     // The same 4 ms clock in a lab plan of 0.15 s: the runs of 20 ticks do not fit, so the
     // runs are made shorter than the tick and timed by counting reads between edges.
     let tl = Timeline::new(0);
-    let mut clock = Clamp::new(
-        SimTime::new(&tl, 25_000, 0, 5),
-        ClampStyle::Firefox,
-        4_000_000,
-        1,
-    )
-    .unwrap();
+    let mut clock = four_ms_clamp(&tl);
     let mut sw = tl.stopwatch();
     let mut q = quiet;
     let mut fit_opts = FitOptions::new(Budget::new(0.15, 1_000_000).unwrap());

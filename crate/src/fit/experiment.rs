@@ -168,8 +168,8 @@ const INTERPOLATION_EDGES: u64 = 3;
 /// ticks: each run begins on an edge and ends by counting reads to the next one
 /// (interpolation, Schwarz et al., "Fantastic Timers"), so runs of one tick or less are timed
 /// to a few reads. Sizes run from a quarter to all of the work of half a tick or more (sized by
-/// the stopwatch: choosing N measures nothing): runs shorter than the tick, back to back. Needs a monotonic clock, a known period and a
-/// tick of at least 2 counts.
+/// the stopwatch: choosing N measures nothing): runs shorter than the tick, back to back.
+/// Needs a known period, a tick of at least 2 counts and edges at regular times.
 pub fn measure_interpolated<C: Clock + ?Sized, W: Workload + ?Sized>(
     clock: &mut C,
     workload: &mut W,
@@ -233,8 +233,8 @@ fn interpolated_inner<C: Clock + ?Sized, W: Workload + ?Sized>(
                 experiment: "fit",
                 budget_s: opts.budget.time_s,
                 needed: format!(
-                    "a run of one tick ({})",
-                    crate::present::duration(tick_s * 1e9)
+                    "a run of half a tick ({})",
+                    crate::present::duration(tick_s * 5e8)
                 ),
             });
         }
