@@ -367,7 +367,10 @@ fn sub_tick(out: &mut Vec<Figure>) {
                 interpolate,
             })?;
             let (sa, sb) = if interpolate {
-                (every_run_slope(&a), every_run_slope(&b))
+                (
+                    a.every_run_slope_ns().unwrap_or(f64::NAN),
+                    b.every_run_slope_ns().unwrap_or(f64::NAN),
+                )
             } else {
                 (
                     a.slope_ns.unwrap_or(f64::NAN),
@@ -409,22 +412,6 @@ fn sub_tick(out: &mut Vec<Figure>) {
         };
         eprintln!("  {}: {}", row.name, row.measured);
         out.push(row);
-    }
-}
-
-/// Least squares over every kept run of a fit, in ns per unit of work. The edges of the
-/// kernel's coarse clocks become visible a varying few µs late (interpolated timings of the
-/// same runs scatter by ±20 µs here), so one run's minimum is noise where the mean of many is
-/// not.
-fn every_run_slope(f: &FitResult) -> f64 {
-    let (x, y): (Vec<f64>, Vec<f64>) = f
-        .points
-        .iter()
-        .flat_map(|p| p.runs.iter().map(move |&r| (p.work, r)))
-        .unzip();
-    match (fit::ols(&x, &y), f.ns_per_count) {
-        (Ok(o), Some(ns)) => o.line.slope * ns,
-        _ => f64::NAN,
     }
 }
 
@@ -603,20 +590,42 @@ fn lazy_start(out: &mut Vec<Figure>) {
     record(out, f, note);
 }
 
+/// One part of the figures, appending its rows.
+type Section = fn(&mut Vec<Figure>);
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let out = args
         .iter()
         .position(|a| a == "--out")
         .and_then(|i| args.get(i + 1).cloned());
+    // `--only NAME`: one section, to look again at one figure without the rest.
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1).cloned());
+    let sections: [(&str, Section); 6] = [
+        ("read_costs", read_costs),
+        ("sub_tick", sub_tick),
+        ("interpolation", interpolation),
+        ("lazy_start", lazy_start),
+        ("run_wall", run_wall),
+        ("least_values", least_values),
+    ];
+    if let Some(name) = only.as_deref() {
+        if !sections.iter().any(|(n, _)| *n == name) {
+            let names: Vec<&str> = sections.iter().map(|(n, _)| *n).collect();
+            eprintln!("floors: no section {name}; there are {}", names.join(", "));
+            std::process::exit(2);
+        }
+    }
     let mut figures = Vec::new();
     eprintln!("native figures:");
-    read_costs(&mut figures);
-    sub_tick(&mut figures);
-    interpolation(&mut figures);
-    lazy_start(&mut figures);
-    run_wall(&mut figures);
-    least_values(&mut figures);
+    for (name, section) in sections {
+        if only.as_deref().is_none_or(|o| o == name) {
+            section(&mut figures);
+        }
+    }
     let json = serde_json::to_string_pretty(&figures).expect("figures serialise");
     match out {
         Some(path) => {

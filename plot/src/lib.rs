@@ -203,7 +203,7 @@ impl Scale {
             return Self::for_counts(None);
         };
         let mut v: Vec<f64> = counts.iter().copied().filter(|c| c.is_finite()).collect();
-        v.sort_unstable_by(f64::total_cmp);
+        stats::sort_f64(&mut v);
         let typical = stats::quantile_sorted(&v, 0.9) * f;
         let (scale, unit) = if typical.is_finite() {
             ticklab::present::unit_of(typical)
@@ -261,7 +261,7 @@ fn bulk_range(ys: &[f64]) -> ((f64, f64), usize) {
 fn bulk_of(ys: &[f64], counts: impl Fn(f64) -> bool) -> ((f64, f64), usize) {
     let all: Vec<f64> = ys.iter().copied().filter(|y| y.is_finite()).collect();
     let mut v: Vec<f64> = all.iter().copied().filter(|&y| counts(y)).collect();
-    v.sort_unstable_by(f64::total_cmp);
+    stats::sort_f64(&mut v);
     let (Some(&lo), Some(&max)) = (v.first(), v.last()) else {
         return ((0.0, 1.0), 0);
     };
@@ -364,7 +364,7 @@ fn scatter_with_levels<DB: DrawingBackend>(
         .filter(|l| (y0..=y1).contains(l))
         .collect();
     // Bottom to top, so labels too close to the one below are left out.
-    shown.sort_unstable_by(f64::total_cmp);
+    stats::sort_f64(&mut shown);
     chart
         .draw_series(
             shown
@@ -473,7 +473,7 @@ pub fn sorted<DB: DrawingBackend>(
     unit: &str,
 ) -> PlotResult {
     let mut v: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
-    v.sort_unstable_by(f64::total_cmp);
+    stats::sort_f64(&mut v);
     let pts: Vec<(f64, f64)> = v.iter().enumerate().map(|(i, &v)| (i as f64, v)).collect();
     scatter(area, "sorted timings", "rank", unit, &pts)
 }
@@ -493,7 +493,7 @@ pub fn diff_sorted<DB: DrawingBackend>(
     // The spikes at the tick are the lesson; the gaps between a few far outliers would
     // squeeze them flat. The range is judged by the spikes near the typical one.
     let mut spikes: Vec<f64> = d.iter().copied().filter(|&x| x > 0.0).collect();
-    spikes.sort_unstable_by(f64::total_cmp);
+    stats::sort_f64(&mut spikes);
     let typical = spikes
         .get(spikes.len() / 2)
         .copied()

@@ -271,7 +271,7 @@ fn offset_estimate(
         .copied()
         .filter(|v| *v > 0.0 && v.is_finite())
         .collect();
-    refs.sort_unstable_by(f64::total_cmp);
+    crate::stats::sort_f64(&mut refs);
     refs.dedup();
     refs.truncate(OFFSET_REFERENCES);
     let differences = |r: f64| -> Vec<f64> {

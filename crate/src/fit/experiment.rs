@@ -138,6 +138,23 @@ pub struct FitResult {
     pub unusable: Option<String>,
 }
 
+impl FitResult {
+    /// Least squares over every kept run (not the per-size minima), in ns per unit, when the
+    /// period is known. Two clocks timing the same runs differ run by run only by their
+    /// quantization, which averages away over many runs; their minima need not come from the
+    /// same runs (a clock whose edges show late, or a counter whose pace varies, gives
+    /// minima that are noise where the mean of many runs is not).
+    pub fn every_run_slope_ns(&self) -> Option<f64> {
+        let (x, y): (Vec<f64>, Vec<f64>) = self
+            .points
+            .iter()
+            .flat_map(|p| p.runs.iter().map(move |&r| (p.work, r)))
+            .unzip();
+        let ols = super::estimate::ols(&x, &y).ok()?;
+        self.ns_per_count.map(|ns| ols.line.slope * ns)
+    }
+}
+
 /// Times `workload` at a range of sizes with `clock` and fits time against work.
 pub fn measure<C: Clock + ?Sized, W: Workload + ?Sized>(
     clock: &mut C,

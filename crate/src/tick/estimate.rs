@@ -837,6 +837,13 @@ struct Survivor {
     range: Option<(f64, f64)>,
 }
 
+impl Survivor {
+    /// Largest tick first; one comparator for both sorts, so one copy of the sort.
+    fn by_tau_descending(a: &Self, b: &Self) -> std::cmp::Ordering {
+        b.tau.total_cmp(&a.tau)
+    }
+}
+
 /// The accepted tick.
 #[derive(Clone, Copy, Debug)]
 struct Found {
@@ -875,7 +882,7 @@ fn ladder(s: &[f64]) -> Vec<f64> {
     for i in 0..q {
         l.push(s[i * (s.len() - 1) / (q - 1).max(1)]);
     }
-    l.sort_unstable_by(f64::total_cmp);
+    crate::stats::sort_f64(&mut l);
     l.dedup();
     l
 }
@@ -1050,7 +1057,7 @@ fn bases(u: &[f64], gaps: &[f64], space: &Space) -> (Vec<f64>, usize) {
         .filter(keep)
         .filter(|x| !first.iter().any(|f| (f - x).abs() <= 1e-9 * x.abs()))
         .collect();
-    rest.sort_unstable_by(f64::total_cmp);
+    crate::stats::sort_f64(&mut rest);
     rest.dedup_by(|a, b| (*a - *b).abs() <= 1e-9 * b.abs());
     let n = first.len();
     first.extend(rest);
@@ -1153,7 +1160,7 @@ fn search(
         }
     }
     // Climbers that reached the same tick are scored once.
-    survivors.sort_unstable_by(|a, b| b.tau.total_cmp(&a.tau));
+    survivors.sort_unstable_by(Survivor::by_tau_descending);
     // The one kept is the most precise: a rough climb from short values must not stand
     // for a fine one from long values that reached the same tick.
     survivors.dedup_by(|a, b| {
@@ -1181,7 +1188,7 @@ fn search(
             });
         }
     }
-    survivors.sort_unstable_by(|a, b| b.tau.total_cmp(&a.tau));
+    survivors.sort_unstable_by(Survivor::by_tau_descending);
     let loose = |t: f64| space.loose(t);
     let tight = |_: f64| space.q_tol;
     let rank = Rank {

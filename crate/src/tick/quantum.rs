@@ -196,13 +196,13 @@ fn on_grid(v: &[f64], scale: f64) -> bool {
         points.push(y.floor());
         residues.push(y - y.floor());
     }
-    points.sort_unstable_by(f64::total_cmp);
+    crate::stats::sort_f64(&mut points);
     points.dedup();
     if points.len() < 10 {
         return false;
     }
     // The most residues in a window of 2 × slack, around the circle.
-    residues.sort_unstable_by(f64::total_cmp);
+    crate::stats::sort_f64(&mut residues);
     let n = residues.len();
     let wrapped: Vec<f64> = residues
         .iter()
