@@ -409,7 +409,10 @@ fn bad_inputs_get_exit_2_and_a_message() {
     let nan = file_with(d, "nan-on-line-2.txt", b"1\nNaN\n");
     let inf = file_with(d, "inf-on-line-2.txt", b"1\ninf\n");
     let overflow = file_with(d, "1e400-on-line-2.txt", b"1\n1e400\n");
-    let binary = file_with(d, "not-utf8.dat", &[0xff, 0xfe, 0x00, 0x81, b'\n']);
+    let binary = file_with(d, "not-utf8.dat", &[0x81, 0xff, 0x00, b'\n']);
+    let utf16_cut = file_with(d, "utf16-odd-bytes.txt", &[0xff, 0xfe, b'1', 0, b'\n']);
+    let comma = file_with(d, "decimal-comma-on-line-2.txt", b"1\n0,25\n");
+    let thousands = file_with(d, "thousands-on-line-2.txt", b"1\n1,234,567\n");
     let long_line = file_with(d, "one-100000-byte-line.txt", &vec![b'1'; 100_000]);
     let csv = file_with(d, "columns-a-b.csv", b"a,b\n1,2\n3,4\n");
     let ragged = file_with(d, "row-2-short.csv", b"1,2\n3\n");
@@ -512,6 +515,18 @@ fn bad_inputs_get_exit_2_and_a_message() {
             "line 2: '1e400' is not a finite number",
         ),
         (vec!["analyze", &binary], "line 1 is not text"),
+        (
+            vec!["analyze", &utf16_cut],
+            "UTF-16 text (little-endian) with an odd number of bytes",
+        ),
+        (
+            vec!["analyze", &comma],
+            "line 2: '0,25' is not a number: it has a decimal comma",
+        ),
+        (
+            vec!["analyze", &thousands],
+            "separator between groups of thousands",
+        ),
         (vec!["analyze", &long_line], "longer than"),
         (vec!["analyze", &too_many], "more than 10000000 values"),
         (
@@ -630,6 +645,43 @@ fn every_experiment_command_writes_csv_and_plots() {
 fn timed(start_ns: f64, dur_ns: f64, period: f64) -> f64 {
     let read = |t: f64| ((t / period).floor() * period).floor();
     read(start_ns + dur_ns) - read(start_ns)
+}
+
+/// A column of timings saved by a spreadsheet three ways: "CSV UTF-8" (a byte-order mark,
+/// CRLF, a blank last line), "Unicode text" (UTF-16 little-endian with its mark) and plain
+/// UTF-8: the same answer from each.
+#[test]
+fn analyze_reads_files_as_spreadsheets_save_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut rng = ticklab::rng::SplitMix64::new(11);
+    let mut text = String::from("ms\r\n");
+    for _ in 0..500 {
+        text.push_str(&format!("{:.1}\r\n", (1 + rng.below(40)) as f64 * 0.1));
+    }
+    text.push_str("\r\n");
+    let plain = file_with(d, "plain.csv", text.as_bytes());
+    let mut bom = b"\xEF\xBB\xBF".to_vec();
+    bom.extend(text.as_bytes());
+    let bom = file_with(d, "csv-utf8.csv", &bom);
+    let mut utf16 = vec![0xFF, 0xFE];
+    utf16.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+    let utf16 = file_with(d, "unicode-text.txt", &utf16);
+    let answer = |f: &str| {
+        let out = ticklab()
+            .args(["analyze", f, "--column", "ms", "--unit", "ms"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        // The file's name is in the output; the rest must agree.
+        String::from_utf8(out).unwrap().replace(f, "FILE")
+    };
+    let want = answer(&plain);
+    assert!(want.contains("500 values") && want.contains("µs"), "{want}");
+    assert_eq!(answer(&bom), want);
+    assert_eq!(answer(&utf16), want);
 }
 
 #[test]
@@ -1007,4 +1059,76 @@ fn the_lab_finds_the_step_an_independent_loop_of_reads_shows() {
             "{ns:?}"
         );
     }
+}
+
+/// Ctrl-C during a measurement with --save: exit 130, a message saying what was kept and
+/// where, and the file holding the clocks measured until then, marked interrupted, written
+/// whole (no temporary file left beside it); without Ctrl-C the same command saves a report
+/// with no such mark.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_keeps_what_was_measured() {
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("partial.json");
+    std::fs::write(&path, "the report of an earlier run").unwrap();
+    // Three seconds a clock on every clock: far longer than the second it is given.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ticklab"))
+        .args(["tick", "--time", "3", "--save"])
+        .arg(&path)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    // Safe: a signal to our own child, which is still running (its budget is a minute).
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let t0 = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "still running 10 s after Ctrl-C"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("interrupted (Ctrl-C)") && stderr.contains("saved to"),
+        "{stderr}"
+    );
+    let report = Report::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let why = report.interrupted.clone().expect("marked interrupted");
+    assert!(why.contains("clocks measured"), "{why}");
+    assert!(!report.clocks.is_empty());
+    // The clock that was cut short says which experiment was.
+    let last = report.clocks.last().unwrap();
+    assert!(
+        last.tick.is_some() || last.errors.iter().any(|e| e.experiment == "tick"),
+        "{last:?}"
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+    // Uninterrupted: the same file, replaced whole, with no mark.
+    ticklab()
+        .args([
+            "tick",
+            "--clock",
+            "CLOCK_MONOTONIC",
+            "--time",
+            "0.05",
+            "--save",
+        ])
+        .arg(&path)
+        .assert()
+        .success();
+    let report = Report::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!((report.interrupted, report.clocks.len()), (None, 1));
 }

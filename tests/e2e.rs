@@ -1362,11 +1362,12 @@ async fn a_class(
             .unwrap_or_default();
         redraws.sort_by(f64::total_cmp);
 
-        // Timings measured elsewhere: a 0.1 ms tick written in ms, float noise and all.
+        // Timings measured elsewhere: a 0.1 ms tick written in ms, float noise and all, in a
+        // file saved as UTF-16.
         c.find(Locator::Id("analyze-file"))
             .await
             .map_err(|e| e.to_string())?
-            .send_keys(&files.join("tick-0.1ms.txt").to_string_lossy())
+            .send_keys(&files.join("tick-0.1ms-utf16.txt").to_string_lossy())
             .await
             .map_err(|e| e.to_string())?;
         js(c, "document.getElementById('analyze-run').click(); return 0").await?;
@@ -1493,7 +1494,14 @@ fn a_class_uses_the_page_on_a_static_host() {
         .map(|i| format!("{}\n", ((i * 7919) % 53 + 1) as f64 * 0.1))
         .collect();
     assert!(text.contains("0.30000000000000004"));
-    std::fs::write(files.join("tick-0.1ms.txt"), text).unwrap();
+    // Saved as a spreadsheet's "Unicode text": UTF-16, little-endian, its mark first, CRLF.
+    let mut utf16 = vec![0xFF, 0xFE];
+    utf16.extend(
+        text.replace('\n', "\r\n")
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes),
+    );
+    std::fs::write(files.join("tick-0.1ms-utf16.txt"), utf16).unwrap();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -706,9 +706,12 @@ async function analyzeInput(ev) {
   const box = $("analysis");
   try {
     // A paste wins over a file chosen earlier: it is what the visitor just did.
-    const [text, name] = pasted.trim() ? [pasted, "the pasted timings"] : file ? [await file.text(), file.name] : [null, null];
-    if (text === null) throw new Error("Choose a file or paste timings first.");
-    const a = state.lab.analyze(text, name, $("analyze-unit").value);
+    // A file's bytes as saved (the core reads a byte-order mark and UTF-16 as the command does).
+    const [bytes, name] = pasted.trim()
+      ? [new TextEncoder().encode(pasted), "the pasted timings"]
+      : file ? [new Uint8Array(await file.arrayBuffer()), file.name] : [null, null];
+    if (bytes === null) throw new Error("Choose a file or paste timings first.");
+    const a = state.lab.analyze(bytes, name, $("analyze-unit").value);
     $("analysis-answer").textContent = a.answer;
     $("analysis-detail").replaceChildren(...a.detail.flatMap(([k, v]) => [el("dt", k), el("dd", v)]));
     $("analysis-overview").querySelector("thead tr").replaceChildren(...a.columns.map((c) => el("th", c, { scope: "col" })));

@@ -37,6 +37,11 @@ fn opt(x: Option<f64>) -> String {
 /// CSV text with CRLF line ends: the header, then the rows. Written here rather than by the
 /// csv crate (whose output the tests compare it with): the page's module carries it.
 pub fn csv<I: IntoIterator<Item = Vec<String>>>(header: &[&str], rows: I) -> String {
+    // The rows gathered first: the writer below is then one copy for every caller's iterator.
+    csv_of(header, &rows.into_iter().collect::<Vec<_>>())
+}
+
+fn csv_of(header: &[&str], rows: &[Vec<String>]) -> String {
     let mut out = String::new();
     let mut record = |fields: &mut dyn Iterator<Item = &str>| {
         for (i, f) in fields.enumerate() {

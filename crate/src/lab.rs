@@ -44,21 +44,57 @@ pub fn characterise_with<C: Clock + ?Sized>(
     build: &mut dyn FnMut(WorkloadKind) -> Box<dyn Workload>,
 ) -> Result<ClockReport> {
     let mut report = ClockReport::new(clock.info().clone());
+    characterise_into(clock, stopwatch, observer, plan, build, &mut report)?;
+    Ok(report)
+}
+
+/// [`characterise`], keeping what was measured when the observer cancels: the report so
+/// far (the experiments done; the one cancelled recorded as an error) and whether it was
+/// cancelled. For a command interrupted by Ctrl-C, which saves what it has.
+pub fn characterise_kept<C: Clock + ?Sized>(
+    clock: &mut C,
+    stopwatch: &mut dyn Stopwatch,
+    observer: &mut dyn FnMut(&Progress<'_>) -> Flow,
+    plan: &Plan,
+) -> (ClockReport, bool) {
+    let mut report = ClockReport::new(clock.info().clone());
+    let cancelled = characterise_into(
+        clock,
+        stopwatch,
+        observer,
+        plan,
+        &mut |k| k.build(),
+        &mut report,
+    )
+    .is_err();
+    (report, cancelled)
+}
+
+/// The experiments of [`characterise_with`], recorded into `report` as they end; returns
+/// [`Error::Cancelled`] (after recording it) when the observer cancels.
+fn characterise_into<C: Clock + ?Sized>(
+    clock: &mut C,
+    stopwatch: &mut dyn Stopwatch,
+    observer: &mut dyn FnMut(&Progress<'_>) -> Flow,
+    plan: &Plan,
+    build: &mut dyn FnMut(WorkloadKind) -> Box<dyn Workload>,
+    report: &mut ClockReport,
+) -> Result<()> {
     let record = |report: &mut ClockReport, experiment: &str, e: Error| -> Result<()> {
+        report.errors.push(ExperimentError::new(experiment, &e));
         if e == Error::Cancelled {
             return Err(e);
         }
-        report.errors.push(ExperimentError::new(experiment, &e));
         Ok(())
     };
 
     let mut run = Run::new(stopwatch, observer);
     match tick::measure(clock, &mut run, &plan.tick) {
         Ok(t) => report.tick = Some(t),
-        Err(e) => record(&mut report, "tick", e)?,
+        Err(e) => record(report, "tick", e)?,
     }
     let Some(tick) = report.tick.as_ref().map(|t| t.estimate.tick) else {
-        return Ok(report);
+        return Ok(());
     };
     let mut per_read = 0.0;
     if let Some(o) = &plan.overhead {
@@ -67,7 +103,7 @@ pub fn characterise_with<C: Clock + ?Sized>(
                 per_read = r.per_read_counts;
                 report.overhead = Some(r);
             }
-            Err(e) => record(&mut report, "overhead", e)?,
+            Err(e) => record(report, "overhead", e)?,
         }
     }
     for (kind, opts) in &plan.fits {
@@ -103,8 +139,8 @@ pub fn characterise_with<C: Clock + ?Sized>(
         };
         match fitted {
             Ok(r) => report.fits.push(r),
-            Err(e) => record(&mut report, "fit", e)?,
+            Err(e) => record(report, "fit", e)?,
         }
     }
-    Ok(report)
+    Ok(())
 }

@@ -165,6 +165,10 @@ pub struct Report {
     pub environment: Environment,
     /// One entry per clock.
     pub clocks: Vec<ClockReport>,
+    /// Why the run stopped before its end, when it did (Ctrl-C): the clocks are what was
+    /// measured until then, the last one perhaps in part.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<String>,
 }
 
 impl Report {
@@ -175,6 +179,7 @@ impl Report {
             generator: format!("ticklab {}", env!("CARGO_PKG_VERSION")),
             environment,
             clocks: Vec::new(),
+            interrupted: None,
         }
     }
 
@@ -187,6 +192,8 @@ impl Report {
     /// schema version, with a message saying which.
     pub fn from_json(text: &str) -> Result<Self> {
         Self::check_size(text.len())?;
+        // An editor's byte-order mark, which JSON parsers refuse.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let value: serde_json::Value =
             serde_json::from_str(text).map_err(|e| Error::Report(format!("not JSON: {e}")))?;
         Self::check_version(match value.get("schema_version") {
@@ -336,5 +343,8 @@ mod tests {
     fn empty_report_round_trips() {
         let r = Report::new(Environment::default());
         assert_eq!(Report::from_json(&r.to_json().unwrap()).unwrap(), r);
+        // Saved again by an editor that writes a byte-order mark.
+        let marked = format!("\u{feff}{}", r.to_json().unwrap());
+        assert_eq!(Report::from_json(&marked).unwrap(), r);
     }
 }

@@ -103,7 +103,8 @@ pub struct RunArgs {
     /// Skip the fits.
     #[arg(long)]
     pub no_fit: bool,
-    /// Also write the report as JSON to FILE.
+    /// Also write the report as JSON to FILE (whole or not at all; after Ctrl-C, what was
+    /// measured until then, marked interrupted).
     #[arg(long, value_name = "FILE")]
     pub save: Option<std::path::PathBuf>,
     #[command(flatten)]
@@ -122,6 +123,10 @@ pub struct Select {
     /// Most samples (intervals, blocks, timed runs) on each clock.
     #[arg(long, value_name = "N")]
     pub samples: Option<u64>,
+    /// Also write the report as JSON to FILE (whole or not at all; after Ctrl-C, what was
+    /// measured until then, marked interrupted).
+    #[arg(long, value_name = "FILE")]
+    pub save: Option<std::path::PathBuf>,
 }
 
 #[derive(Args, Debug)]

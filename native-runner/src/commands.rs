@@ -2,7 +2,7 @@
 
 use ticklab::clock::Clock;
 use ticklab::fit::FitOptions;
-use ticklab::lab::{characterise, Plan};
+use ticklab::lab::{characterise_kept, Plan};
 use ticklab::overhead::OverheadOptions;
 use ticklab::present;
 use ticklab::report::{ClockReport, CounterFrequency, Environment, Platform, Report};
@@ -88,31 +88,91 @@ struct Characterise<'a> {
 }
 
 impl Visitor for Characterise<'_> {
-    type Output = Result<ClockReport, ticklab::Error>;
+    /// The clock's report and whether Ctrl-C cut it short.
+    type Output = (ClockReport, bool);
     fn visit<C: Clock>(self, clock: &mut C) -> Self::Output {
         self.bars.start(&clock.info().name);
         let mut sw = progress::stopwatch();
         let mut obs = self.bars.observer();
-        characterise(clock, &mut sw, &mut obs, self.plan)
+        characterise_kept(clock, &mut sw, &mut obs, self.plan)
     }
 }
 
 /// Opens each entry in turn and runs the plan on it; unavailable clocks are listed with
 /// their reason. The counters' frequencies are those learnt by the clocks opened.
-fn measure(entries: Vec<Entry>, plan: &Plan) -> Result<Report, CliError> {
+fn measure(entries: Vec<Entry>, plan: &Plan) -> Report {
+    progress::catch_interrupt();
     let bars = Bars::new();
+    let total = entries.len();
     let mut clocks_run = Vec::new();
+    let mut interrupted = None;
     for e in entries {
-        let r = match e.open() {
-            (_, Ok(mut c)) => c.visit(Characterise { plan, bars: &bars })?,
-            (info, Err(why)) => ClockReport::unavailable(info, why),
+        if progress::interrupted() {
+            interrupted = Some(format!("before {}", e.info.name));
+            break;
+        }
+        let name = e.info.name.clone();
+        let (r, cut) = match e.open() {
+            (_, Ok(mut c)) => c.visit(Characterise { plan, bars: &bars }),
+            (info, Err(why)) => (ClockReport::unavailable(info, why), false),
         };
         clocks_run.push(r);
+        if cut {
+            interrupted = Some(format!("during {name}, which is kept in part"));
+            break;
+        }
     }
     bars.finish();
     let mut report = Report::new(environment(clocks::frequencies()));
+    report.interrupted = interrupted.map(|when| {
+        format!(
+            "interrupted (Ctrl-C) {when}: {} of {total} clocks measured",
+            clocks_run.len()
+        )
+    });
     report.clocks = clocks_run;
-    Ok(report)
+    report
+}
+
+/// Writes `text` to `path` whole or not at all: into a temporary file beside it, then
+/// renamed over it, so a crash or Ctrl-C never leaves half a report (nor spoils the old one).
+pub fn write_atomically(path: &std::path::Path, text: &str) -> Result<(), CliError> {
+    use std::io::Write;
+    let fail = |e: &dyn std::fmt::Display| {
+        CliError::Output(format!("cannot write {}: {e}", path.display()))
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".ticklab-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(|e| fail(&e))?;
+    tmp.write_all(text.as_bytes()).map_err(|e| fail(&e))?;
+    tmp.as_file().sync_all().map_err(|e| fail(&e))?;
+    tmp.persist(path).map_err(|e| fail(&e.error))?;
+    Ok(())
+}
+
+/// Saves the report, whole or not at all, when asked.
+fn save(report: &Report, to: Option<&std::path::Path>) -> Result<(), CliError> {
+    if let Some(path) = to {
+        write_atomically(path, &report.to_json()?)?;
+    }
+    Ok(())
+}
+
+/// Exit 130 with what Ctrl-C left, when it was pressed.
+fn interrupted(report: &Report, saved: Option<&std::path::Path>) -> Result<(), CliError> {
+    match &report.interrupted {
+        None => Ok(()),
+        Some(why) => Err(CliError::Interrupted(match saved {
+            Some(p) => format!("{why}; saved to {}, marked interrupted", p.display()),
+            None => format!("{why}; nothing saved (no --save)"),
+        })),
+    }
 }
 
 fn budget(
@@ -219,12 +279,10 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
         },
     };
     let explicit = !a.clocks.is_empty();
-    let report = measure(select(&a.clocks)?, &plan)?;
-    if let Some(path) = &a.save {
-        std::fs::write(path, report.to_json()?)
-            .map_err(|e| CliError::Output(format!("cannot write {}: {e}", path.display())))?;
-    }
+    let report = measure(select(&a.clocks)?, &plan);
+    save(&report, a.save.as_deref())?;
     output::emit(&report, &a.output, output::View::Summary)?;
+    interrupted(&report, a.save.as_deref())?;
     let measured = report.clocks.iter().filter(|c| c.tick.is_some()).count();
     if explicit {
         failures(&report)
@@ -241,8 +299,10 @@ pub fn tick(a: ExperimentArgs) -> Result<(), CliError> {
         overhead: None,
         fits: vec![],
     };
-    let report = measure(select(&a.select.clocks)?, &plan)?;
+    let report = measure(select(&a.select.clocks)?, &plan);
+    save(&report, a.select.save.as_deref())?;
     output::emit(&report, &a.output, output::View::Tick)?;
+    interrupted(&report, a.select.save.as_deref())?;
     failures(&report)
 }
 
@@ -257,8 +317,10 @@ pub fn overhead(a: ExperimentArgs) -> Result<(), CliError> {
         )?)),
         fits: vec![],
     };
-    let report = measure(select(&a.select.clocks)?, &plan)?;
+    let report = measure(select(&a.select.clocks)?, &plan);
+    save(&report, a.select.save.as_deref())?;
     output::emit(&report, &a.output, output::View::Overhead)?;
+    interrupted(&report, a.select.save.as_deref())?;
     failures(&report)
 }
 
@@ -337,8 +399,10 @@ pub fn fit(a: FitArgs) -> Result<(), CliError> {
         overhead: Some(OverheadOptions::new(budget(None, None, 0.1, 100_000)?)),
         fits: vec![(kind(a.workload), fit)],
     };
-    let report = measure(select(&a.select.clocks)?, &plan)?;
+    let report = measure(select(&a.select.clocks)?, &plan);
+    save(&report, a.select.save.as_deref())?;
     output::emit(&report, &a.output, output::View::Fit)?;
+    interrupted(&report, a.select.save.as_deref())?;
     failures(&report)
 }
 

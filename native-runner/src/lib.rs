@@ -29,6 +29,9 @@ pub enum CliError {
     /// Output could not be written: exit 1.
     #[error("{0}")]
     Output(String),
+    /// Ctrl-C ended the measurements early: exit 130, as a shell reports SIGINT.
+    #[error("{0}")]
+    Interrupted(String),
 }
 
 impl From<ticklab::Error> for CliError {
@@ -64,6 +67,7 @@ pub fn main() -> ExitCode {
             eprintln!("ticklab: {e}");
             match e {
                 CliError::Usage(_) => ExitCode::from(2),
+                CliError::Interrupted(_) => ExitCode::from(130),
                 _ => ExitCode::from(1),
             }
         }

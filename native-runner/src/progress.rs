@@ -1,6 +1,7 @@
-//! Progress bars on stderr when it is a terminal; nothing otherwise.
+//! Progress bars on stderr when it is a terminal (nothing otherwise), and Ctrl-C.
 
 use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -32,14 +33,18 @@ impl Bars {
         }
     }
 
-    /// The observer the core calls; never cancels.
+    /// The observer the core calls; cancels once Ctrl-C was pressed (see [`catch_interrupt`]).
     pub fn observer(&self) -> impl FnMut(&Progress<'_>) -> Flow + '_ {
         move |p| {
             if let Some(b) = &self.bar {
                 b.set_message(p.experiment.to_string());
                 b.set_position((p.fraction * 1000.0) as u64);
             }
-            Flow::Continue
+            if interrupted() {
+                Flow::Cancel
+            } else {
+                Flow::Continue
+            }
         }
     }
 
@@ -55,4 +60,24 @@ impl Bars {
 pub fn stopwatch() -> impl FnMut() -> f64 {
     let origin = Instant::now();
     move || origin.elapsed().as_secs_f64()
+}
+
+/// Set by the first Ctrl-C of a measuring command.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// From now on, the first Ctrl-C asks the experiments to stop (they check within their
+/// budgets' steps, so within milliseconds), and the command keeps and saves what was
+/// measured; a second one ends the process at once (exit 130, as a shell reports SIGINT).
+pub fn catch_interrupt() {
+    // Without the handler (another was set first), Ctrl-C ends the command as it always has.
+    let _ = ctrlc::set_handler(|| {
+        if INTERRUPTED.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+    });
+}
+
+/// Whether Ctrl-C was pressed.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
 }

@@ -340,6 +340,8 @@ mod web {
     const DAY_MS: f64 = 86_400_000.0;
 
     fn float_clock(info: ClockInfo, f: impl FnMut() -> f64 + 'static) -> Box<dyn Clock> {
+        // Boxed: one copy of FloatClock's code for every page clock, not one a closure.
+        let f: Box<dyn FnMut() -> f64> = Box::new(f);
         let mut c = FloatClock::milliseconds(info.name.clone(), info.kind, f);
         *c.info_mut() = info;
         Box::new(c)
@@ -714,10 +716,16 @@ mod web {
             to_js(&self.session.add_play(report))
         }
 
-        /// Timings measured elsewhere (a file's text or a paste, named `name`), analysed as
+        /// Timings measured elsewhere (a file's bytes, read as `ticklab analyze` reads them:
+        /// UTF-8 with or without a byte-order mark, or UTF-16; or a paste; named `name`), analysed as
         /// `ticklab analyze` does with plain numbers in `unit` ("s", "ms", "us", "ns",
         /// "ticks"): the overview, detail, answer, bands and notes in words.
-        pub fn analyze(&mut self, text: &str, name: &str, unit: &str) -> Result<JsValue, JsError> {
+        pub fn analyze(
+            &mut self,
+            bytes: &[u8],
+            name: &str,
+            unit: &str,
+        ) -> Result<JsValue, JsError> {
             let json = |b: &[u8]| -> Result<serde_json::Value, String> {
                 let text = std::str::from_utf8(b).map_err(|_| "not UTF-8 text".to_string())?;
                 let v = js_sys::JSON::parse(text).map_err(|_| "not JSON".to_string())?;
@@ -725,7 +733,7 @@ mod web {
             };
             let words = self
                 .session
-                .analyze(text.as_bytes(), name, unit, &json)
+                .analyze(bytes, name, unit, &json)
                 .map_err(js_err)?;
             to_js(&words)
         }

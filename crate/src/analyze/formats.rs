@@ -4,6 +4,8 @@
 //! `-rf json`. The command reads them from files and directories, the page from a file
 //! input or a paste box.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::Unit;
@@ -136,9 +138,13 @@ fn usage(m: impl Into<String>) -> Error {
 /// One value: a finite non-negative number, or an error naming the line.
 pub fn parse_value(token: &str, line: usize) -> Result<f64> {
     let t = token.trim();
-    let v: f64 = t
-        .parse()
-        .map_err(|_| usage(format!("line {line}: '{}' is not a number", shorten(t))))?;
+    let v: f64 = t.parse().map_err(|_| {
+        let why = separator_hint(t).map_or(String::new(), |h| format!(": {h}"));
+        usage(format!(
+            "line {line}: '{}' is not a number{why}",
+            shorten(t)
+        ))
+    })?;
     if !v.is_finite() {
         return Err(usage(format!(
             "line {line}: '{}' is not a finite number",
@@ -151,6 +157,106 @@ pub fn parse_value(token: &str, line: usize) -> Result<f64> {
         )));
     }
     Ok(v)
+}
+
+/// Text as people save it, as UTF-8: UTF-8 with or without a byte-order mark (what
+/// spreadsheets write as "CSV UTF-8"), or UTF-16 in either byte order (what they write as
+/// "Unicode text"), with its mark or, without one, when every other byte of its start is
+/// zero. Anything else is passed on as it is, for the readers to judge line by line.
+fn decode_text(bytes: &[u8]) -> Result<Cow<'_, [u8]>> {
+    if let Some(rest) = bytes.strip_prefix(b"\xEF\xBB\xBF") {
+        return Ok(Cow::Borrowed(rest));
+    }
+    let (little, body) = match bytes {
+        [0xFF, 0xFE, rest @ ..] => (true, rest),
+        [0xFE, 0xFF, rest @ ..] => (false, rest),
+        _ => match unmarked_utf16(bytes) {
+            Some(little) => (little, bytes),
+            None => return Ok(Cow::Borrowed(bytes)),
+        },
+    };
+    let bad = |why: &str| {
+        usage(format!(
+            "UTF-16 text ({}-endian) {why}: save it again, or as UTF-8",
+            if little { "little" } else { "big" }
+        ))
+    };
+    if body.len() % 2 != 0 {
+        return Err(bad("with an odd number of bytes, cut short"));
+    }
+    let units = body.chunks_exact(2).map(|p| {
+        let pair = [p[0], p[1]];
+        if little {
+            u16::from_le_bytes(pair)
+        } else {
+            u16::from_be_bytes(pair)
+        }
+    });
+    let mut text = String::with_capacity(body.len() / 2);
+    for c in char::decode_utf16(units) {
+        text.push(c.map_err(|_| bad("that is not valid UTF-16 (a lone surrogate)"))?);
+    }
+    Ok(Cow::Owned(text.into_bytes()))
+}
+
+/// Whether `bytes` look like UTF-16 without a byte-order mark, and in which order: in their
+/// first 64 pairs (two at least), one byte of every pair zero and the other not, as in text
+/// of ASCII characters (timings are); the zero byte second in little-endian.
+fn unmarked_utf16(bytes: &[u8]) -> Option<bool> {
+    let pairs = || bytes.chunks_exact(2).take(64);
+    if bytes.len() < 4 {
+        None
+    } else if pairs().all(|p| p[0] != 0 && p[1] == 0) {
+        Some(true)
+    } else if pairs().all(|p| p[0] == 0 && p[1] != 0) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// Why `t`, which did not parse, is not read as a number, when it is written with a
+/// decimal comma (0,25) or with separators between groups of thousands (1,234 / 1 234 567 /
+/// 1.234,5 / 1'234.5).
+fn separator_hint(t: &str) -> Option<&'static str> {
+    let t = t.trim_start_matches(['-', '+']);
+    // Digit groups and the separators between them.
+    let (mut groups, mut seps) = (vec![0usize], Vec::new());
+    for c in t.chars() {
+        match c {
+            '0'..='9' => *groups.last_mut()? += 1,
+            ',' | '.' | '\'' | ' ' | '_' | '\u{a0}' | '\u{202f}' => {
+                seps.push(c);
+                groups.push(0);
+            }
+            _ => return None,
+        }
+    }
+    if groups.len() < 2 || groups.contains(&0) {
+        return None;
+    }
+    if seps == [','] && groups[1] != 3 {
+        return Some("it has a decimal comma: ticklab reads a point as the decimal mark");
+    }
+    // Grouped: 1 to 3 digits, then groups of three after one separator, and perhaps a
+    // decimal part after another.
+    let grouping = seps[0];
+    let whole = seps.iter().take_while(|&&c| c == grouping).count();
+    let decimals = seps.len() - whole;
+    let grouped = groups[0] <= 3
+        && groups[1..=whole].iter().all(|&g| g == 3)
+        && (decimals == 0 || (decimals == 1 && matches!(seps[whole], '.' | ',')));
+    match (grouped, seps.as_slice()) {
+        (true, [',']) => Some(
+            "it has a separator between groups of thousands (or a decimal comma): write the \
+             digits alone, with a point as the decimal mark",
+        ),
+        (true, _) => Some(
+            "it has a separator between groups of thousands: write the digits alone, with a \
+             point as the decimal mark",
+        ),
+        _ => None,
+    }
 }
 
 fn shorten(s: &str) -> String {
@@ -222,6 +328,8 @@ pub fn read(
             MAX_INPUT >> 20
         )));
     }
+    let text = decode_text(bytes).map_err(|e| usage(format!("'{name}': {e}")))?;
+    let bytes: &[u8] = &text;
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace()).copied();
     if column.is_none() && matches!(first, Some(b'{' | b'[')) {
         if bytes.len() as u64 > MAX_JSON {
@@ -695,6 +803,92 @@ mod tests {
             assert!(e.contains("line 7"), "{e}");
         }
         assert_eq!(parse_value(" 0.25 ", 1).unwrap(), 0.25);
+    }
+
+    fn read_bytes(bytes: &[u8], column: Option<&str>) -> Result<Vec<Series>> {
+        let json = |b: &[u8]| serde_json::from_slice(b).map_err(|e| e.to_string());
+        read(bytes, column, "t", None, &json)
+    }
+
+    fn utf16(text: &str, little: bool, mark: bool) -> Vec<u8> {
+        let mut out = Vec::new();
+        if mark {
+            out.extend(if little { [0xFF, 0xFE] } else { [0xFE, 0xFF] });
+        }
+        for u in text.encode_utf16() {
+            out.extend(if little {
+                u.to_le_bytes()
+            } else {
+                u.to_be_bytes()
+            });
+        }
+        out
+    }
+
+    #[test]
+    fn files_are_read_as_spreadsheets_and_editors_save_them() {
+        let text = "ms\r\n0.25\r\n0.5\r\n\r\n";
+        let want = vec![0.25, 0.5];
+        // UTF-8 with a byte-order mark ("CSV UTF-8"), CRLF and a trailing blank line.
+        let mut marked = b"\xEF\xBB\xBF".to_vec();
+        marked.extend(text.as_bytes());
+        assert_eq!(read_bytes(&marked, Some("ms")).unwrap()[0].values, want);
+        let lines = "0.25\r\n0.5\r\n\r\n";
+        let mut marked = b"\xEF\xBB\xBF".to_vec();
+        marked.extend(lines.as_bytes());
+        assert_eq!(read_bytes(&marked, None).unwrap()[0].values, want);
+        // UTF-16 ("Unicode text"): both byte orders, with and without a mark.
+        for little in [true, false] {
+            for mark in [true, false] {
+                let b = utf16(lines, little, mark);
+                assert_eq!(read_bytes(&b, None).unwrap()[0].values, want);
+                let b = utf16(text, little, mark);
+                assert_eq!(read_bytes(&b, Some("ms")).unwrap()[0].values, want);
+            }
+        }
+        // JSON saved as UTF-16 too.
+        let j = utf16(
+            r#"{"results":[{"command":"x","times":[0.5,0.25]}]}"#,
+            true,
+            true,
+        );
+        assert_eq!(read_bytes(&j, None).unwrap()[0].values, vec![0.5, 0.25]);
+        // Cut short, or not UTF-16 at all once decoded: a message naming UTF-16.
+        let mut odd = utf16(lines, true, true);
+        odd.pop();
+        let e = read_bytes(&odd, None).unwrap_err().to_string();
+        assert!(e.contains("UTF-16") && e.contains("odd number"), "{e}");
+        let e = read_bytes(b"\xFF\xFE\x00\xD8\x31\x00", None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not valid UTF-16"), "{e}");
+    }
+
+    #[test]
+    fn decimal_commas_and_thousands_separators_are_named() {
+        for (bad, says) in [
+            ("0,25", "decimal comma"),
+            ("12,5", "decimal comma"),
+            ("1,234", "groups of thousands (or a decimal comma)"),
+            ("1,234,567", "groups of thousands"),
+            ("1 234", "groups of thousands"),
+            ("1.234.567", "groups of thousands"),
+            ("1.234,5", "groups of thousands"),
+            ("1'234.5", "groups of thousands"),
+        ] {
+            let e = read_bytes(format!("1\n{bad}\n").as_bytes(), None)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("line 2") && e.contains(says), "{bad}: {e}");
+        }
+        // What has neither stays a plain "not a number".
+        for bad in ["1,2,3", "abc", "12 ms"] {
+            let e = parse_value(bad, 3).unwrap_err().to_string();
+            assert!(
+                !e.contains("comma") && !e.contains("thousands"),
+                "{bad}: {e}"
+            );
+        }
     }
 
     fn series(text: &str) -> Vec<Series> {
