@@ -290,6 +290,171 @@ fn a_burst_of_1000_concurrent_requests_is_all_served() {
     assert_eq!(get(&url, "GET", "/").0, 200);
 }
 
+/// Opens `n` connections that each send half a request head and stall; the ones refused
+/// (the listen queue full) are counted, not kept.
+fn stalled(addr: &str, n: usize) -> (Vec<TcpStream>, usize) {
+    let mut open = Vec::new();
+    let mut refused = 0;
+    for _ in 0..n {
+        match TcpStream::connect(addr) {
+            Ok(mut s) => {
+                let _ = s.write_all(b"GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ");
+                open.push(s);
+            }
+            Err(_) => refused += 1,
+        }
+    }
+    (open, refused)
+}
+
+/// Seconds until every one of `conns` is closed by the server (read returns end of file or an
+/// error), or None if one is still open after `limit`.
+fn all_closed_within(conns: &mut [TcpStream], limit: Duration) -> Option<f64> {
+    let t0 = std::time::Instant::now();
+    for s in conns.iter_mut() {
+        let left = limit.checked_sub(t0.elapsed())?;
+        s.set_read_timeout(Some(left.max(Duration::from_millis(1))))
+            .unwrap();
+        let mut buf = [0u8; 512];
+        loop {
+            match s.read(&mut buf) {
+                Ok(0) => break,
+                Ok(_) => continue, // a 408 before the close
+                Err(e)
+                    if e.kind() == std::io::ErrorKind::WouldBlock
+                        || e.kind() == std::io::ErrorKind::TimedOut =>
+                {
+                    return None
+                }
+                Err(_) => break, // reset: closed too
+            }
+        }
+    }
+    Some(t0.elapsed().as_secs_f64())
+}
+
+/// A whole GET of the page on a fresh connection: its status and the seconds it took.
+fn timed_get(addr: &str) -> (u16, f64) {
+    let t0 = std::time::Instant::now();
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    s.write_all(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    let status = std::str::from_utf8(out.get(9..12).unwrap_or(b"0"))
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    (status, t0.elapsed().as_secs_f64())
+}
+
+/// 300 clients that send half a head and stall, and one kept alive and idle after its
+/// response, are all closed within 30 s (the head's 10 s limit); a normal GET meanwhile is
+/// served at once.
+#[test]
+fn stalled_and_idle_clients_are_closed_while_others_are_served() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::write(site.join("index.html"), "<!doctype html><title>t</title>").unwrap();
+    let report = native_report(dir.path());
+    let (_server, url) = serve(Path::new(BIN), &site, &report, &[]).unwrap();
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string();
+    let (mut conns, refused) = stalled(&addr, 300);
+    assert_eq!(refused, 0);
+    let mut idle = TcpStream::connect(&addr).unwrap();
+    idle.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    let (status, took) = timed_get(&addr);
+    assert_eq!(status, 200);
+    assert!(
+        took < 2.0,
+        "a GET beside 300 stalled clients took {took:.2} s"
+    );
+    conns.push(idle);
+    let closed = all_closed_within(&mut conns, Duration::from_secs(30));
+    eprintln!(
+        "stalled: 300 half heads and 1 idle kept-alive connection closed after {closed:?} s; \
+         a GET meanwhile {:.1} ms",
+        took * 1e3
+    );
+    assert!(
+        closed.is_some(),
+        "a stalled or idle connection was open after 30 s"
+    );
+    assert_eq!(timed_get(&addr).0, 200);
+}
+
+/// Under a limit of 256 descriptors, 1 000 stalled connection attempts (more than the
+/// server may hold) leave normal requests served: within 30 s, as the stalled ones are
+/// closed (in 1 s each once the server is nearly full).
+#[cfg(unix)]
+#[test]
+fn under_256_descriptors_1000_stalled_attempts_leave_requests_served() {
+    use std::io::BufRead;
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::write(site.join("index.html"), "<!doctype html><title>t</title>").unwrap();
+    let mut cmd = Command::new(BIN);
+    cmd.args(["serve", "--port", "0", "--root"])
+        .arg(&site)
+        .stdout(std::process::Stdio::piped());
+    // Safe: only setrlimit, async-signal-safe, between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let lim = libc::rlimit {
+                rlim_cur: 256,
+                rlim_max: 256,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
+    struct Kill(std::process::Child);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let _guard = Kill(child);
+    let addr = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap()
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string();
+    let (mut conns, refused) = stalled(&addr, 1000);
+    let mut took = Vec::new();
+    for _ in 0..3 {
+        let (status, t) = timed_get(&addr);
+        assert_eq!(status, 200, "a GET after 1000 stalled attempts");
+        took.push(t);
+    }
+    let closed = all_closed_within(&mut conns, Duration::from_secs(60));
+    eprintln!(
+        "256 descriptors: {} stalled connections ({refused} refused by the listen queue); \
+         GETs served in {took:.1?} s; every stalled one closed after {closed:?} s",
+        conns.len()
+    );
+    assert!(took[0] < 30.0, "the first GET took {:.1} s", took[0]);
+    assert!(took[1] < 2.0 && took[2] < 2.0, "{took:?}");
+}
+
 /// Unless told otherwise the server listens on loopback only: its socket's local address in
 /// the kernel's table is 127.0.0.1.
 #[cfg(target_os = "linux")]

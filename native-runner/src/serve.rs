@@ -3,10 +3,14 @@
 //! tower-http's ServeDir does the file serving (ranges, MIME types, `..` refused); this module
 //! adds what a lab server must also promise: files only under the root even through
 //! symlinks, GET and HEAD only, and the headers that make the page isolated and keep it from
-//! talking to any other origin.
+//! talking to any other origin. hyper serves each connection, with a time limit on a
+//! request's head (which also ends idle kept-alive connections) and a cap on connections
+//! held at once, so slow or stalled clients cannot use up the server.
 
 use std::net::SocketAddr;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
 
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderName, HeaderValue, Method, StatusCode};
@@ -32,6 +36,40 @@ pub const CSP: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval';
 
 /// Most bytes of request body accepted.
 const MAX_BODY: usize = 1024;
+
+/// Longest a client may take to send a request's head, counted from when the server waits
+/// for it: a connection that stalls halfway, or stays idle after a response, is closed then.
+pub const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The head's time limit for a connection accepted while seven eighths of the connections
+/// are held: clients that stall then free their slots ten times as fast, and those queued
+/// behind them (a browser on the same machine sends a head within milliseconds) get in.
+pub const BUSY_HEAD_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// Most connections held at once, whatever the descriptor limit allows.
+const MOST_CONNECTIONS: usize = 4096;
+
+/// Descriptors kept free of connections: the files served, the report, the listener.
+const SPARE_DESCRIPTORS: u64 = 64;
+
+/// How many connections to hold at once: [`MOST_CONNECTIONS`], or fewer under a lower
+/// descriptor limit, so that clients beyond it wait in the listen queue instead of making
+/// accept and file opens fail.
+fn connection_cap() -> usize {
+    #[cfg(unix)]
+    {
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // Safe: a valid out-pointer.
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } == 0 {
+            let usable = lim.rlim_cur.saturating_sub(SPARE_DESCRIPTORS);
+            return (usable as usize).clamp(8, MOST_CONNECTIONS);
+        }
+    }
+    MOST_CONNECTIONS
+}
 
 #[derive(Clone)]
 struct Site {
@@ -166,13 +204,61 @@ pub fn serve(a: ServeArgs) -> Result<(), CliError> {
             "ticklab: serving {} at http://{shown}/ ({mode}); Ctrl-C stops",
             site.root.display()
         );
-        axum::serve(listener, app(site, !a.no_isolation))
-            .with_graceful_shutdown(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
-            .await
-            .map_err(|e| CliError::Output(format!("server: {e}")))
+        run(listener, app(site, !a.no_isolation), connection_cap()).await;
+        Ok(())
     })
+}
+
+/// Accepts connections until Ctrl-C, each served by hyper with [`HEAD_TIMEOUT`] (or
+/// [`BUSY_HEAD_TIMEOUT`] when nearly full), at most `cap` at once; then lets those in
+/// flight finish (for up to [`HEAD_TIMEOUT`]).
+async fn run(listener: tokio::net::TcpListener, app: Router, cap: usize) {
+    let slots = Arc::new(tokio::sync::Semaphore::new(cap));
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let builder = |head: Duration| {
+        let mut b = hyper::server::conn::http1::Builder::new();
+        b.timer(hyper_util::rt::TokioTimer::new())
+            .header_read_timeout(head)
+            .keep_alive(true);
+        b
+    };
+    let (calm, busy) = (builder(HEAD_TIMEOUT), builder(BUSY_HEAD_TIMEOUT));
+    let ctrl_c = tokio::signal::ctrl_c();
+    tokio::pin!(ctrl_c);
+    loop {
+        // A free slot first: beyond the cap, clients wait in the listen queue.
+        let slot = tokio::select! {
+            s = slots.clone().acquire_owned() => s,
+            _ = &mut ctrl_c => break,
+        };
+        let Ok(slot) = slot else { break };
+        let (stream, _) = tokio::select! {
+            a = listener.accept() => match a {
+                Ok(a) => a,
+                // Out of descriptors or a connection reset before it was accepted: the
+                // listener itself is fine; try again shortly rather than spin.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            _ = &mut ctrl_c => break,
+        };
+        let http = if slots.available_permits() < cap / 8 {
+            &busy
+        } else {
+            &calm
+        };
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let conn = http.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+        let conn = graceful.watch(conn);
+        tokio::spawn(async move {
+            // A client that goes away or times out ends only its own connection.
+            let _ = conn.await;
+            drop(slot);
+        });
+    }
+    let _ = tokio::time::timeout(HEAD_TIMEOUT, graceful.shutdown()).await;
 }
 
 #[cfg(test)]
