@@ -290,6 +290,14 @@ fn a_burst_of_1000_concurrent_requests_is_all_served() {
     assert_eq!(get(&url, "GET", "/").0, 200);
 }
 
+/// A site of one small page in `dir`/site.
+fn tiny_site(dir: &Path) -> PathBuf {
+    let site = dir.join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::write(site.join("index.html"), "<!doctype html><title>t</title>").unwrap();
+    site
+}
+
 /// Opens `n` connections that each send half a request head and stall; the ones refused
 /// (the listen queue full) are counted, not kept.
 fn stalled(addr: &str, n: usize) -> (Vec<TcpStream>, usize) {
@@ -355,9 +363,7 @@ fn timed_get(addr: &str) -> (u16, f64) {
 #[test]
 fn stalled_and_idle_clients_are_closed_while_others_are_served() {
     let dir = tempfile::tempdir().unwrap();
-    let site = dir.path().join("site");
-    std::fs::create_dir_all(&site).unwrap();
-    std::fs::write(site.join("index.html"), "<!doctype html><title>t</title>").unwrap();
+    let site = tiny_site(dir.path());
     let report = native_report(dir.path());
     let (_server, url) = serve(Path::new(BIN), &site, &report, &[]).unwrap();
     let addr = url
@@ -398,9 +404,7 @@ fn under_256_descriptors_1000_stalled_attempts_leave_requests_served() {
     use std::io::BufRead;
     use std::os::unix::process::CommandExt;
     let dir = tempfile::tempdir().unwrap();
-    let site = dir.path().join("site");
-    std::fs::create_dir_all(&site).unwrap();
-    std::fs::write(site.join("index.html"), "<!doctype html><title>t</title>").unwrap();
+    let site = tiny_site(dir.path());
     let mut cmd = Command::new(BIN);
     cmd.args(["serve", "--port", "0", "--root"])
         .arg(&site)
