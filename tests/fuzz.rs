@@ -2,7 +2,8 @@
 //! estimators, the fits and the JSON report import. Each target first replays its corpus
 //! (`tests/fuzz/corpus/<target>/`), then runs mutations of it (byte flips, insertions,
 //! deletions, splices, hostile tokens) and freshly generated inputs until its time is up
-//! (TICKLAB_FUZZ_S seconds, 5 by default; `cargo xtask fuzz SECONDS` runs longer in release).
+//! (TICKLAB_FUZZ_S seconds, 5 by default); `cargo xtask fuzz` runs the coverage-guided
+//! targets of fuzz/ (cargo-fuzz) from the same corpus.
 //! A failing input is shrunk and its seed saved in `tests/fuzz/regressions/<target>.txt`,
 //! which every later run replays first.
 //!

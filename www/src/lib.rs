@@ -318,13 +318,19 @@ mod web {
     /// Boxed: the interpolation is then the very code a fit through interpolation runs.
     pub(crate) type InterpolatedCounter = Interpolated<Box<dyn Clock>>;
 
+    /// A page clock as the time of a synthetic clamp; boxed, so the clamps over the counter
+    /// and over performance.now share one copy of the clamp's code.
+    fn boxed_time(c: Box<dyn Clock>) -> Result<ClockTime<Box<dyn Clock>>, String> {
+        ClockTime::new(c).map_err(|e| e.to_string())
+    }
+
     /// A 100 µs clamp of the (calibrated) counter `c` in `style`, interpolated.
     pub(crate) fn interpolated_over_counter(
         c: SharedCounter,
         perf: &Performance,
         style: ClampStyle,
     ) -> Result<InterpolatedCounter, String> {
-        let t = ClockTime::new(c).map_err(|e| e.to_string())?;
+        let t = boxed_time(Box::new(c))?;
         let base = Clamp::new(t, style, 100_000, 0x7ec1).map_err(|e| e.to_string())?;
         let p = perf.clone();
         let mut sw = move || p.now() / 1000.0;
@@ -389,7 +395,7 @@ mod web {
                 if entry.id == ClockId::SharedCounter {
                     Box::new(c)
                 } else {
-                    let t = ClockTime::new(c).map_err(|e| e.to_string())?;
+                    let t = boxed_time(Box::new(c))?;
                     let clamp = Clamp::new(t, ClampStyle::Chromium, 100_000, seed)
                         .map_err(|e| e.to_string())?;
                     Box::new(Renamed { info, inner: clamp })
@@ -411,7 +417,7 @@ mod web {
                     FloatClock::milliseconds("performance.now", ClockKind::Monotonic, move || {
                         p.now()
                     });
-                let t = ClockTime::new(now).map_err(|e| e.to_string())?;
+                let t = boxed_time(Box::new(now))?;
                 let clamp = Clamp::new(t, ClampStyle::Firefox, 1_000_000, seed)
                     .map_err(|e| e.to_string())?;
                 Box::new(Renamed { info, inner: clamp })

@@ -26,9 +26,12 @@ commands:
           sees into docs/: desktop.png, phone.png, phone-results.png, playground.png and
           every plot of performance.now at 5 µs, 100 µs and 1 ms (views-*.png)
   web     build the page (www/pkg) and print the size of its wasm and JavaScript
-  fuzz [SECONDS]
-          the fuzz targets (analyze input, tick estimators, fits, report import) in
-          release, SECONDS each (default 60), from the corpus in tests/fuzz/
+  fuzz [SECONDS [TARGET]]
+          coverage-guided fuzzing (cargo-fuzz, libFuzzer) of analyze's input in every
+          format, the tick estimators, the fits, report import and the class comparison's
+          imports (fuzz/fuzz_targets/), SECONDS each (default 60) or TARGET alone; the
+          corpus grows in fuzz/corpus/, seeded from tests/fuzz/corpus/; a crash is left in
+          fuzz/artifacts/ and fails the task; installs cargo-fuzz when missing
   bench   every performance figure against its target, native and in headless Chromium
           and Firefox, printed as a table and written to BENCHMARKS.md";
 
@@ -47,7 +50,10 @@ fn main() -> ExitCode {
         Some("screenshot") if (3..=5).contains(&args.len()) => shot::parse_and_run(&args[1..]),
         Some("bench") if args.len() == 1 => bench::run(),
         Some("web") if args.len() == 1 => web::build().map(|_| ()),
-        Some("fuzz") if args.len() <= 2 => fuzz(args.get(1).map(String::as_str)),
+        Some("fuzz") if args.len() <= 3 => fuzz(
+            args.get(1).map(String::as_str),
+            args.get(2).map(String::as_str),
+        ),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -66,32 +72,105 @@ fn main() -> ExitCode {
     }
 }
 
-/// The fuzz targets for `seconds` each, in release, one at a time so each has a core.
-fn fuzz(seconds: Option<&str>) -> Result<(), String> {
+/// The cargo-fuzz targets of fuzz/ and the seed corpus (tests/fuzz/corpus/) each one starts
+/// from as well as its own.
+const FUZZ_TARGETS: [(&str, &str); 5] = [
+    ("analyze", "analyze"),
+    ("tick", "intervals"),
+    ("fits", "fits"),
+    ("report", "report"),
+    ("class", "report"),
+];
+
+/// Each cargo-fuzz target (or `only`) for `seconds`, one after another, each on a core.
+/// libFuzzer's instrumentation is set with unstable rustc options and this repository pins
+/// a stable toolchain (a fresh machine can fetch no other), so cargo-fuzz runs with
+/// RUSTC_BOOTSTRAP=1, and without a sanitizer (`-s none`: the code fuzzed is safe Rust; a
+/// panic, an abort, a 10 s input or 2 GB are what is found).
+fn fuzz(seconds: Option<&str>, only: Option<&str>) -> Result<(), String> {
     let s = seconds.unwrap_or("60");
-    if !s.parse::<f64>().is_ok_and(|v| v > 0.0 && v <= 86_400.0) {
+    if !s.parse::<u32>().is_ok_and(|v| (1..=86_400).contains(&v)) {
         return Err(format!(
-            "fuzz: '{s}' is not a number of seconds from 0 to 86400"
+            "fuzz: '{s}' is not a whole number of seconds from 1 to 86400"
         ));
     }
-    std::env::set_var("TICKLAB_FUZZ_S", s);
+    let targets: Vec<(&str, &str)> = FUZZ_TARGETS
+        .iter()
+        .copied()
+        .filter(|(t, _)| only.is_none_or(|o| o == *t))
+        .collect();
+    if targets.is_empty() {
+        let names: Vec<&str> = FUZZ_TARGETS.iter().map(|(t, _)| *t).collect();
+        return Err(format!(
+            "fuzz: no target '{}'; the targets are {}",
+            only.unwrap_or(""),
+            names.join(", ")
+        ));
+    }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    step(
-        "fuzz",
-        &cargo,
-        &[
-            "test",
-            "--release",
-            "-p",
-            "ticklab-native",
-            "--test",
+    let has_fuzz = Command::new(&cargo)
+        .args(["fuzz", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_fuzz {
+        step(
+            "install cargo-fuzz",
+            &cargo,
+            &["install", "cargo-fuzz", "--locked"],
+        )?;
+    }
+    let root = workspace_root();
+    let fuzz_dir = root.join("fuzz");
+    let mut summary = Vec::new();
+    for (target, seeds) in targets {
+        let corpus = fuzz_dir.join("corpus").join(target);
+        std::fs::create_dir_all(&corpus).map_err(|e| format!("{}: {e}", corpus.display()))?;
+        let seeds = root.join("tests/fuzz/corpus").join(seeds);
+        let time = format!("-max_total_time={s}");
+        let corpus_arg = corpus.to_string_lossy().into_owned();
+        let seeds_arg = seeds.to_string_lossy().into_owned();
+        let args = [
             "fuzz",
+            "run",
+            "-s",
+            "none",
+            target,
+            &corpus_arg,
+            &seeds_arg,
             "--",
-            "--nocapture",
-            "--test-threads",
-            "1",
-        ],
-    )
+            &time,
+            "-rss_limit_mb=2048",
+            "-timeout=10",
+        ];
+        eprintln!("\n== fuzz {target}: {cargo} {}", args.join(" "));
+        let out = Command::new(&cargo)
+            .args(args)
+            .current_dir(&fuzz_dir)
+            .env("RUSTC_BOOTSTRAP", "1")
+            .stdout(std::process::Stdio::inherit())
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .map_err(|e| format!("fuzz {target}: cannot start {cargo}: {e}"))?;
+        let log = String::from_utf8_lossy(&out.stderr);
+        eprint!("{log}");
+        // libFuzzer's last status line: "#RUNS DONE cov: EDGES ft: FEATURES corp: N/SIZE ...".
+        let last = log
+            .lines()
+            .rev()
+            .find(|l| l.starts_with('#') && l.contains("cov:"))
+            .unwrap_or("no status line")
+            .to_string();
+        if !out.status.success() {
+            return Err(format!(
+                "fuzz {target} found a failure ({}); the input is in fuzz/artifacts/{target}/: \
+                 make it a regression test",
+                out.status
+            ));
+        }
+        summary.push(format!("{target:<8} {last}"));
+    }
+    eprintln!("\nfuzzed {s} s each, no failure:\n{}", summary.join("\n"));
+    Ok(())
 }
 
 /// Runs a command from the workspace root, failing with its name when it fails.

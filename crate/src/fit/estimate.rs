@@ -238,6 +238,19 @@ pub fn least_values(x: &[f64], y: &[f64]) -> Result<LeastValues> {
         return Err(too_close());
     }
     let line = Line { slope, intercept };
+    // The hull's turn test multiplies differences, which underflow to zero for points
+    // hundreds of orders of magnitude apart (a coverage-guided fuzzer found x = 1e-321 beside
+    // 1e-120): then the line can pass over a point. Such input gets no line rather than one
+    // that is not under all the points.
+    let (max_x, max_y) = p.iter().fold((0.0f64, 0.0f64), |(mx, my), q| {
+        (mx.max(q.0.abs()), my.max(q.1.abs()))
+    });
+    let tolerance = 1e-12 * (max_y + slope.abs() * max_x);
+    if p.iter().any(|q| q.1 - line.at(q.0) < -tolerance) {
+        return Err(Error::NoData(
+            "the points span too many orders of magnitude for a line under them all".into(),
+        ));
+    }
     Ok(LeastValues {
         line,
         total_excess: sum_y - n * line.at(mean_x),
@@ -344,6 +357,57 @@ mod tests {
         let mut ys: Vec<u64> = p.iter().map(|q| q.1 as u64).collect();
         ys.sort_unstable();
         assert!(ys.iter().enumerate().all(|(i, &y)| i as u64 == y));
+    }
+
+    /// A coverage-guided fuzzer's find (fuzz/, the `fits` target): x from 0 to 1e-120 with
+    /// subnormals, where the hull's turn test underflows. No line, rather than one over a point.
+    #[test]
+    fn points_too_far_apart_in_magnitude_get_no_line_rather_than_a_wrong_one() {
+        let p = [
+            (1.0024079488616814e-299, 1.428773550779439e-101),
+            (2.39179611e-315, 0.0),
+            (0.0, 0.0),
+            (0.0, 0.0),
+            (0.0, 0.0),
+            (0.0, 7.291122019556399e-304),
+            (0.0, 1.265e-321),
+            (1.265e-321, -3.051862586289644e-05),
+            (5.73651855214771e-309, 0.0),
+            (0.0, 0.0),
+            (0.0, 0.0),
+            (0.0, 0.0),
+            (0.0, 0.0),
+            (1.012e-320, 0.0),
+            (8.289046e-317, 4.483094639250374e-120),
+            (4.483094640249093e-120, 4.483094640249093e-120),
+            (1.93e-322, 0.0),
+            (0.0, 0.0),
+            (1.69759663277e-313, 0.0),
+            (4.890537174e-315, 0.0),
+            (0.0, 0.0),
+            (0.0, 5.818e-320),
+            (0.0, 0.0),
+            (0.0, 0.0),
+            (0.0, 0.0),
+            (0.0, 0.0),
+            (0.0, 0.0),
+            (0.0, 0.0),
+            (0.0, 0.0),
+            (2.716237179105e-312, 0.0),
+            (0.0, 0.0),
+            (0.0, 0.0),
+            (5.964208834047145e-212, 5.964208835435795e-212),
+            (5.964208835435795e-212, 1.2205156960835812e-207),
+        ];
+        let (x, y): (Vec<f64>, Vec<f64>) = p.iter().copied().unzip();
+        match least_values(&x, &y) {
+            Ok(l) => {
+                for (a, b) in x.iter().zip(&y) {
+                    assert!(b - l.line.at(*a) >= -1e-9, "({a}, {b}) under {:?}", l.line);
+                }
+            }
+            Err(e) => assert!(e.to_string().contains("orders of magnitude"), "{e}"),
+        }
     }
 
     #[test]
