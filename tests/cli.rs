@@ -184,6 +184,90 @@ fn run_prints_a_summary_and_json_round_trips() {
     assert_eq!(csv.lines().count(), 2);
 }
 
+/// What a terminal would obey: C0 and C1 controls but line ends, DEL, bidirectional controls.
+fn obeyed(text: &str) -> Vec<char> {
+    let t = text.replace("\r\n", "\n");
+    t.chars()
+        .filter(|&c| {
+            (c.is_control() && c != '\n')
+                || matches!(c, '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        })
+        .collect()
+}
+
+#[test]
+fn a_hostile_report_is_shown_as_text_never_as_terminal_controls() {
+    let json = stdout_of(&[
+        "run",
+        "--clock",
+        "monotonic",
+        "--time",
+        "0.05",
+        "--no-fit",
+        "--json",
+    ]);
+    let mut r = Report::from_json(&json).unwrap();
+    let clear = "\u{1b}[2J\u{1b}]0;retitled\u{7}\u{9b}31mCLK\u{7f}\r";
+    r.clocks[0].info.name = clear.into();
+    r.environment.cpu = Some("\u{202e}evil\u{2066}\tcpu".into());
+    if let Some(t) = r.clocks[0].tick.as_mut() {
+        t.caveats
+            .push("a note\u{1b}[1A\u{1b}[2K over the line above".into());
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let saved = file_with(dir.path(), "hostile.json", r.to_json().unwrap().as_bytes());
+    for view in [&[][..], &["--csv"], &["--json"]] {
+        let args: Vec<&str> = ["show", saved.as_str()]
+            .iter()
+            .chain(view)
+            .copied()
+            .collect();
+        let out = stdout_of(&args);
+        assert_eq!(obeyed(&out), Vec::<char>::new(), "{view:?}: {out:?}");
+        if view.is_empty() {
+            assert!(
+                out.contains("\\u001b[2J\\u001b]0;retitled\\u0007\\u009b31mCLK\\u007f\\u000d"),
+                "{out}"
+            );
+            assert!(out.contains("a note\\u001b[1A"), "{out}");
+        }
+        if view == ["--json"] {
+            assert!(out.contains("\\u202eevil\\u2066\\tcpu"), "{out}");
+            // JSON's own escapes: the report read back is the report saved.
+            assert_eq!(Report::from_json(&out).unwrap(), r);
+        }
+    }
+    // An error quoting a line of the input quotes it as text too.
+    let bad = file_with(dir.path(), "bad.txt", b"\x1b]0;retitled\x07\n");
+    let err = ticklab()
+        .args(["analyze", &bad])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8(err).unwrap();
+    assert!(
+        err.contains("\\u001b]0;retitled\\u0007") && obeyed(&err).is_empty(),
+        "{err:?}"
+    );
+    let row =
+        |input: &str, outcome: &str| ticklab_browser::catalogue_row("cli output", input, outcome);
+    ticklab_browser::assert_catalogued(
+        "cli output",
+        &[
+            row(
+                "`ticklab show hostile.json`, `--csv`, `--json`: a report whose clock name clears the screen and retitles the terminal (ESC, OSC, BEL, C1 CSI, DEL, a bare CR), whose CPU holds bidirectional controls and a tab, and a note that moves the cursor",
+                "each written out as `\\u001b`, `\\u202e`...; nothing a terminal obeys is printed; the JSON read back is the report saved",
+            ),
+            row(
+                "`ticklab analyze bad.txt` whose line retitles the terminal",
+                "exit 2, the line quoted with `\\u001b` and `\\u0007` written out",
+            ),
+        ],
+    );
+}
+
 #[test]
 fn monotonic_ticks_in_nanoseconds_and_coarse_matches_its_claim() {
     let json = stdout_of(&[

@@ -288,6 +288,14 @@ fn a_burst_of_1000_concurrent_requests_is_all_served() {
     );
     // And it still serves afterwards.
     assert_eq!(get(&url, "GET", "/").0, 200);
+    assert_catalogued(
+        "server load",
+        &[catalogue_row(
+            "server load",
+            &format!("{N} requests in flight at once"),
+            "every one served whole; the server goes on",
+        )],
+    );
 }
 
 /// A site of one small page in `dir`/site.
@@ -393,6 +401,14 @@ fn stalled_and_idle_clients_are_closed_while_others_are_served() {
         "a stalled or idle connection was open after 30 s"
     );
     assert_eq!(timed_get(&addr).0, 200);
+    assert_catalogued(
+        "slow clients",
+        &[catalogue_row(
+            "slow clients",
+            "300 connections that send half a request head and stall, and one kept alive and idle",
+            "all closed within 30 s (10 s after their last byte); a GET meanwhile served within 2 s",
+        )],
+    );
 }
 
 /// Under a limit of 256 descriptors, 1 000 stalled connection attempts (more than the
@@ -457,6 +473,14 @@ fn under_256_descriptors_1000_stalled_attempts_leave_requests_served() {
     );
     assert!(took[0] < 30.0, "the first GET took {:.1} s", took[0]);
     assert!(took[1] < 2.0 && took[2] < 2.0, "{took:?}");
+    assert_catalogued(
+        "slow clients, 256 descriptors",
+        &[catalogue_row(
+            "slow clients, 256 descriptors",
+            "1 000 stalled connection attempts under `ulimit -n 256`",
+            "a GET served within 30 s, the next ones within 2 s; the server goes on",
+        )],
+    );
 }
 
 /// Unless told otherwise the server listens on loopback only: its socket's local address in
@@ -809,6 +833,13 @@ async fn wait_for(
     }
     Ok(())
 }
+
+/// How wide the page is laid out, the screen's width, and the first elements reaching past it.
+const WIDEST: &str =
+    "return [Math.max(document.documentElement.scrollWidth, innerWidth), screen.width,
+    [...document.querySelectorAll('body *')]
+      .filter(e => e.getBoundingClientRect().right > screen.width + 1)
+      .slice(0, 8).map(e => e.tagName + '#' + e.id + '.' + e.className)]";
 
 /// Waits for the page to be ready for a visitor.
 async fn wait_ready(c: &ticklab_browser::Client) -> Result<(), String> {
@@ -1442,14 +1473,7 @@ fn a_phone_shows_the_answer_first_and_never_scrolls_sideways() {
                     return Err(format!("the run ended '{state}'"));
                 }
                 // Every part of the page laid out, the detail plots included.
-                let wide = js(
-                    c,
-                    "return [Math.max(document.documentElement.scrollWidth, innerWidth), screen.width,
-                             [...document.querySelectorAll('body *')]
-                               .filter(e => e.getBoundingClientRect().right > screen.width + 1)
-                               .slice(0, 8).map(e => e.tagName + '#' + e.id + '.' + e.className)]",
-                )
-                .await?;
+                let wide = js(c, WIDEST).await?;
                 let png = c.screenshot().await.map_err(|e| e.to_string())?;
                 std::fs::write(&shot, png).map_err(|e| e.to_string())?;
                 js(c, "document.getElementById('results').scrollIntoView(); return 0").await?;
@@ -1691,4 +1715,554 @@ fn a_class_uses_the_page_on_a_static_host() {
         summary.push('\n');
     }
     eprintln!("{summary}");
+}
+
+/// Clocks the worker-death run measures, in the page's order, and what befalls each.
+const DEATH_RUN: [(&str, Option<&str>); 5] = [
+    ("performance.now", None),
+    (
+        "Date.now",
+        Some("the worker failed: Uncaught RuntimeError: killed mid-run"),
+    ),
+    ("timeOrigin+now", None),
+    (
+        "sim-chromium",
+        Some("the worker gave no sign of life for 20 s"),
+    ),
+    ("sim-jiffy", None),
+];
+
+/// A run whose worker dies twice mid-clock: once loudly (terminated, then the error event a
+/// worker whose script fails sends) during Date.now, once silently (terminated and nothing
+/// said, as when the browser kills it) during sim-chromium. What was measured stays on
+/// screen and in Export, each death is named on its clock, and the clocks after it run in a
+/// new worker.
+async fn a_worker_dies(browser: Browser, driver: &Path, url: &str) -> Result<String, String> {
+    let s = open(browser, driver, (1280, 1400)).await?;
+    let c = &s.client;
+    let out = async {
+        c.goto(url).await.map_err(|e| e.to_string())?;
+        wait_ready(c).await?;
+        let plan: Vec<(&str, bool)> = DEATH_RUN.iter().map(|(id, f)| (*id, f.is_some())).collect();
+        c.execute(
+            "const [plan] = arguments;
+             const Real = self.Worker;
+             self.ticklabKills = [];
+             self.Worker = class extends Real {
+               constructor(url, opts) {
+                 super(url, opts);
+                 this.addEventListener('message', (ev) => {
+                   const m = ev.data || {};
+                   const loud = m.id === plan[1][0], silent = m.id === plan[3][0];
+                   if (m.kind !== 'progress' || !(loud || silent) || self.ticklabKills.includes(m.id)) return;
+                   self.ticklabKills.push(m.id);
+                   ev.stopImmediatePropagation();
+                   this.terminate();
+                   if (loud) this.dispatchEvent(new ErrorEvent('error',
+                     { message: 'Uncaught RuntimeError: killed mid-run', cancelable: true }));
+                 });
+               }
+             };
+             const ids = plan.map(p => p[0]);
+             document.querySelectorAll('[data-run]').forEach(b => b.checked = ids.includes(b.dataset.run));
+             document.getElementById('run').click();
+             return 0",
+            vec![serde_json::json!(plan)],
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+        let t = std::time::Instant::now();
+        let state = wait_done(c, Duration::from_secs(120)).await?;
+        let secs = t.elapsed().as_secs_f64();
+        let v = js(
+            c,
+            "return [[...document.querySelectorAll('#summary tbody tr')]
+                       .map(r => [r.dataset.clock, r.dataset.tickNs !== undefined, r.textContent]),
+                     self.ticklabKills, self.ticklabExportJson(), self.ticklabErrors,
+                     document.getElementById('status').textContent,
+                     document.getElementById('export-json').disabled]",
+        )
+        .await?;
+        if state != "done" || v[1] != serde_json::json!(["Date.now", "sim-chromium"]) {
+            return Err(format!("the run ended '{state}' with the kills {}", v[1]));
+        }
+        let rows = v[0].as_array().cloned().unwrap_or_default();
+        let report = ticklab::Report::from_json(v[2].as_str().unwrap_or(""))
+            .map_err(|e| format!("Export: {e}"))?;
+        if rows.len() != DEATH_RUN.len() || report.clocks.len() != DEATH_RUN.len() {
+            return Err(format!("{} rows and {} exported clocks: {}", rows.len(), report.clocks.len(), v[0]));
+        }
+        for ((id, death), (row, clock)) in DEATH_RUN.iter().zip(rows.iter().zip(&report.clocks)) {
+            let (shown, ticked, text) = (row[0].as_str(), row[1] == true, row[2].as_str().unwrap_or(""));
+            let errors: Vec<&str> = clock.errors.iter().map(|e| e.message.as_str()).collect();
+            let ok = shown == Some(*id)
+                && match death {
+                    None => ticked && clock.tick.is_some() && errors.is_empty(),
+                    Some(why) => !ticked && text.contains(why) && clock.tick.is_none() && errors == [*why],
+                };
+            if !ok {
+                return Err(format!("{id}: shown as {row}; exported with errors {errors:?}"));
+            }
+        }
+        if v[3] != serde_json::json!([]) || v[5] != false {
+            return Err(format!("page errors {}, Export disabled {}", v[3], v[5]));
+        }
+        Ok(format!("{browser:?}: {} in {secs:.1} s, three clocks measured, two deaths named", v[4]))
+    }
+    .await;
+    let _ = c.clone().close().await;
+    out
+}
+
+#[test]
+fn a_worker_that_dies_mid_run_leaves_the_results_so_far_and_names_its_death() {
+    let site = built_site();
+    let mut lines = Vec::new();
+    for (browser, drv) in [
+        (Browser::Chromium, driver("CHROMEDRIVER", "chromedriver")),
+        (Browser::Firefox, driver("GECKODRIVER", "geckodriver")),
+    ] {
+        let host = StaticHost::start(&site).unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        lines.push(
+            rt.block_on(a_worker_dies(browser, &drv, &host.url))
+                .unwrap_or_else(|e| panic!("{browser:?}: {e}")),
+        );
+    }
+    eprintln!("{}", lines.join("\n"));
+    let outcome = |why: &str| {
+        format!("that clock failed, \"{why}\", in the summary and Export; the clocks before it kept, the clocks after it measured in a new worker")
+    };
+    assert_catalogued(
+        "page run",
+        &[
+            catalogue_row(
+                "page run",
+                "the lab's worker terminated mid-clock, then the error event of a worker whose script failed",
+                &outcome(DEATH_RUN[1].1.unwrap_or("")),
+            ),
+            catalogue_row(
+                "page run",
+                "the lab's worker terminated mid-clock with nothing said (as when the browser kills it)",
+                &outcome(DEATH_RUN[3].1.unwrap_or("")),
+            ),
+        ],
+    );
+}
+
+/// Texts a hostile report puts in its fields: markup, script, entities, template syntax,
+/// bidirectional and zero-width characters, controls, and more than a field may show.
+const HOSTILE: [&str; 12] = [
+    "<img src=x onerror=\"self.pwned=1\">",
+    "</td></tr></table><script>self.pwned=2</script>",
+    "\"><svg/onload=self.pwned=3>",
+    "javascript:self.pwned=4",
+    "<iframe srcdoc=\"<script>parent.pwned=5</script>\"></iframe>",
+    "&lt;b&gt;not bold&amp;",
+    "${self.pwned=6}{{constructor.constructor('self.pwned=7')()}}",
+    "\u{202e}txt.exe\u{200b}\u{feff}",
+    "tab\tnew\nline\r\u{1b}[2J\u{7}",
+    "😀 ☃ 𝕏",
+    "<b onmouseover=self.pwned=8>bold</b>",
+    "",
+];
+
+/// A report of every clock, all of whose free-text fields hold [`HOSTILE`] texts (a field
+/// is free text when the report still reads with it changed); its clock names, OS and CPU,
+/// the fields Compare shows, get the markup and one of 5 000 characters. Returns the JSON,
+/// the texts the page must show as they are (each clipped to the 300 characters a field
+/// shows), and how many of the report's strings were changed.
+fn hostile_report(real: &str) -> (String, Vec<String>, usize, usize) {
+    fn strings(v: &serde_json::Value, at: String, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::String(_) => out.push(at),
+            serde_json::Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    strings(x, format!("{at}/{i}"), out);
+                }
+            }
+            serde_json::Value::Object(o) => {
+                for (k, x) in o {
+                    strings(
+                        x,
+                        format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")),
+                        out,
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut v: serde_json::Value = serde_json::from_str(real).unwrap();
+    let mut at = Vec::new();
+    strings(&v, String::new(), &mut at);
+    let mut changed = 0;
+    for p in &at {
+        let text = HOSTILE[changed % HOSTILE.len()];
+        let old = std::mem::replace(v.pointer_mut(p).unwrap(), text.into());
+        if ticklab::Report::from_json(&v.to_string()).is_ok() {
+            changed += 1;
+        } else {
+            *v.pointer_mut(p).unwrap() = old;
+        }
+    }
+    let long = "<b>x</b>".repeat(625);
+    let mut shown = vec![HOSTILE[0].to_string(), HOSTILE[1].to_string()];
+    v["environment"]["os"] = HOSTILE[0].into();
+    v["environment"]["cpu"] = HOSTILE[1].into();
+    let names = [
+        HOSTILE[2],
+        HOSTILE[4],
+        HOSTILE[6],
+        HOSTILE[7],
+        HOSTILE[10],
+        &long,
+    ];
+    for (i, c) in v["clocks"].as_array_mut().unwrap().iter_mut().enumerate() {
+        let name = format!("{}{i}", names[i % names.len()]);
+        shown.push(name.chars().take(300).collect());
+        c["info"]["name"] = name.into();
+    }
+    let text = v.to_string();
+    assert!(ticklab::Report::from_json(&text).is_ok());
+    (text, shown, changed, at.len())
+}
+
+/// A class's worth of Compare: a hostile report (every field, and its file's name) shown as
+/// text only, and one refused for markup where a word belongs, then 60 reports of at least 2 MB at once, with no task of the page's thread
+/// over 200 ms, measured in the page: the longest gap between the beats of a timer, and the
+/// Long Tasks API's longest where the browser has it.
+async fn a_class_loads(
+    browser: Browser,
+    driver: &Path,
+    url: &str,
+    files: &Path,
+    hostile: (&str, &[String]),
+    refused: &str,
+    class: &[String],
+) -> Result<String, String> {
+    use ticklab_browser::Locator;
+    let s = open(browser, driver, (1280, 1000)).await?;
+    let c = &s.client;
+    let out = async {
+        c.goto(url).await.map_err(|e| e.to_string())?;
+        wait_ready(c).await?;
+        let input = c.find(Locator::Id("native-file")).await.map_err(|e| e.to_string())?;
+        let tags = "return [...new Set([...document.querySelectorAll('#compare *')].map(e => e.tagName))].sort()";
+        let before = js(c, tags).await?;
+        input
+            .send_keys(&files.join(hostile.0).to_string_lossy())
+            .await
+            .map_err(|e| e.to_string())?;
+        wait_for(c, "return document.querySelectorAll('#compare-status li').length === 1", Duration::from_secs(60)).await?;
+        let v = c
+            .execute(
+                "const [shown] = arguments;
+                 const table = document.getElementById('compare-table').textContent;
+                 const li = document.querySelector('#compare-status li');
+                 return [shown.filter(s => !table.includes(s)), li.textContent, li.className,
+                         self.pwned === undefined, self.ticklabErrors]",
+                vec![serde_json::json!(hostile.1)],
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+        let after = js(c, tags).await?;
+        if v[0] != serde_json::json!([])
+            || !v[1].as_str().unwrap_or("").starts_with(hostile.0)
+            || v[2] != ""
+            || v[3] != true
+            || v[4] != serde_json::json!([])
+            || after.as_array().is_none_or(|a| {
+                a.iter().any(|t| {
+                    !before.as_array().is_some_and(|b| b.contains(t))
+                        && !["LI", "TBODY", "TD"].contains(&t.as_str().unwrap_or(""))
+                })
+            })
+        {
+            return Err(format!(
+                "the hostile report: [not shown as text, status, its class, nothing ran, page errors] = {v}; \
+                 elements in Compare {before} before, {after} after (rows: TBODY, TD, LI)"
+            ));
+        }
+
+        // Markup where the report allows only a word: refused, the message quoting it as text.
+        js(c, "document.getElementById('native-file').value = ''; return 0").await?;
+        input
+            .send_keys(&files.join(refused).to_string_lossy())
+            .await
+            .map_err(|e| e.to_string())?;
+        wait_for(c, &format!("return document.querySelector('#compare-status li').textContent.startsWith({})",
+                             serde_json::json!(format!("Could not read {refused}"))), Duration::from_secs(60)).await?;
+        let v = js(c, "const li = document.querySelector('#compare-status li');
+                       return [li.textContent, li.className, li.children.length, self.pwned === undefined]").await?;
+        if !v[0].as_str().unwrap_or("").contains(HOSTILE[1]) || v[1] != "error" || v[2] != 0 || v[3] != true {
+            return Err(format!("a platform of markup: [status, class, elements in it, nothing ran] = {v}"));
+        }
+
+        // The class: every file chosen at once, the page's thread watched meanwhile.
+        // ChromeDriver adds files to a multiple input's earlier choice: emptied first.
+        js(c, "document.getElementById('clear-compare').click();
+               document.getElementById('native-file').value = '';
+               self.beat = { max: 0, n: 0, longtask: null, stop: false };
+               let last = performance.now();
+               const tick = () => {
+                 const t = performance.now();
+                 self.beat.max = Math.max(self.beat.max, t - last);
+                 self.beat.n += 1;
+                 last = t;
+                 if (!self.beat.stop) setTimeout(tick, 0);
+               };
+               setTimeout(tick, 0);
+               try {
+                 new PerformanceObserver((l) => { for (const e of l.getEntries())
+                   self.beat.longtask = Math.max(self.beat.longtask || 0, e.duration); })
+                   .observe({ entryTypes: ['longtask'] });
+               } catch {}
+               return 0").await?;
+        let t = std::time::Instant::now();
+        let paths: Vec<String> = class.iter().map(|f| files.join(f).to_string_lossy().into_owned()).collect();
+        input.send_keys(&paths.join("\n")).await.map_err(|e| e.to_string())?;
+        wait_for(
+            c,
+            &format!("return document.querySelectorAll('#compare-status li').length === {}", class.len()),
+            Duration::from_secs(300),
+        )
+        .await?;
+        let secs = t.elapsed().as_secs_f64();
+        // Every clock shows its first 10 reports and a button for the rest; one is pressed.
+        let frames = "const done = arguments[arguments.length - 1];
+             requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => done(0), 100)));";
+        c.execute_async(frames, vec![]).await.map_err(|e| e.to_string())?;
+        let v = js(
+            c,
+            "const csv = self.ticklabMatrixCsv().trim().split('\\r\\n').slice(1);
+             return [[...document.querySelectorAll('#compare-status li')].filter(l => l.className === 'error').map(l => l.textContent),
+                     new Set(csv.map(l => l.split(',')[1])).size, csv.length,
+                     document.querySelectorAll('#compare-table tbody').length,
+                     document.querySelectorAll('#compare-table tbody tr:not(.group)').length,
+                     [...new Set([...document.querySelectorAll('#compare-table tr.group button')].map(b => b.textContent))],
+                     self.ticklabErrors]",
+        )
+        .await?;
+        let groups = v[3].as_u64().unwrap_or(0);
+        let want = serde_json::json!([[], class.len(), groups * class.len() as u64, groups, groups * 10,
+                                      [format!("Show all {} reports", class.len())], []]);
+        if groups == 0 || v != want {
+            return Err(format!(
+                "the class: [refused, reports in the CSV, its rows, clocks, rows shown, buttons, page errors] = {v}, not {want}"
+            ));
+        }
+        js(c, "document.querySelector('#compare-table tr.group button').click(); return 0").await?;
+        c.execute_async(frames, vec![]).await.map_err(|e| e.to_string())?;
+        let beat = js(c, "self.beat.stop = true; return self.beat").await?;
+        let opened = js(c, "return [document.querySelector('#compare-table tbody').querySelectorAll('tr:not(.group)').length,
+                                    document.querySelectorAll('#compare-table tr.group button').length]").await?;
+        if opened != serde_json::json!([class.len(), groups - 1]) {
+            return Err(format!("after Show all: [rows of that clock, clocks still cut] = {opened}"));
+        }
+        // For a look: the first clock opened, the second cut to 10 with its button.
+        js(c, "document.querySelectorAll('#compare-table tbody')[1].scrollIntoView(); scrollBy(0, -600); return 0").await?;
+        let shot = target().join("e2e").join(format!("compare-60-{browser:?}.png").to_lowercase());
+        let png = c.screenshot().await.map_err(|e| e.to_string())?;
+        std::fs::create_dir_all(shot.parent().unwrap_or(Path::new("."))).map_err(|e| e.to_string())?;
+        std::fs::write(&shot, png).map_err(|e| e.to_string())?;
+        let (max, longtask) = (beat["max"].as_f64().unwrap_or(f64::NAN), beat["longtask"].as_f64());
+        if max.is_nan() || max > 200.0 || longtask.is_some_and(|l| l > 200.0) {
+            return Err(format!(
+                "the page's thread was held {max:.0} ms at a stretch (long tasks: {longtask:?} ms) \
+                 while {} reports loaded",
+                class.len()
+            ));
+        }
+        Ok(format!(
+            "{browser:?}: {} reports in {secs:.1} s, {} matrix rows ({groups} clocks, 10 rows each \
+             shown, then one clock's all); longest gap between beats {max:.0} ms ({} beats), longest \
+             task {longtask:?} ms; the hostile report as text",
+            class.len(),
+            v[2],
+            beat["n"],
+        ))
+    }
+    .await;
+    let _ = c.clone().close().await;
+    out
+}
+
+#[test]
+fn a_class_of_60_big_reports_keeps_the_page_responsive_and_hostile_text_stays_text() {
+    let site = built_site();
+    let dir = tempfile::tempdir().unwrap();
+    let files = dir.path();
+    // Every clock of this machine: a full run's report, as each student would bring.
+    let full = files.join("full.json");
+    let ok = Command::new(BIN)
+        .args(["run", "--save"])
+        .arg(&full)
+        .output()
+        .expect("ticklab runs")
+        .status
+        .success();
+    assert!(ok, "ticklab run --save failed");
+    let text = std::fs::read_to_string(&full).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    // A machine with fewer clocks makes a smaller report: its clocks again, renamed.
+    let clocks = v["clocks"].as_array().unwrap().clone();
+    let mut round = 1;
+    let pretty = |v: &serde_json::Value| serde_json::to_string_pretty(v).unwrap();
+    while pretty(&v).len() < 2_000_000 && v["clocks"].as_array().unwrap().len() + clocks.len() <= 64
+    {
+        for mut c in clocks.clone() {
+            let name = format!("{} ({round})", c["info"]["name"].as_str().unwrap());
+            c["info"]["name"] = name.into();
+            v["clocks"].as_array_mut().unwrap().push(c);
+        }
+        round += 1;
+    }
+    let class: Vec<String> = (1..=60).map(|i| format!("student-{i:02}.json")).collect();
+    let mut sizes = Vec::new();
+    for (i, name) in class.iter().enumerate() {
+        v["environment"]["cpu"] = format!("student {}'s machine", i + 1).into();
+        let t = pretty(&v);
+        sizes.push(t.len());
+        std::fs::write(files.join(name), t).unwrap();
+    }
+    assert!(
+        sizes.iter().all(|&n| n >= 2_000_000),
+        "report sizes {sizes:?}"
+    );
+
+    let small = files.join("small.json");
+    let ok = Command::new(BIN)
+        .args([
+            "run",
+            "--clock",
+            "CLOCK_MONOTONIC",
+            "CLOCK_REALTIME_COARSE",
+            "Instant",
+            "--time",
+            "0.05",
+            "--save",
+        ])
+        .arg(&small)
+        .output()
+        .expect("ticklab runs")
+        .status
+        .success();
+    assert!(ok, "ticklab run --save failed");
+    let (json, shown, changed, strings) = hostile_report(&std::fs::read_to_string(&small).unwrap());
+    let name = "<img src=x onerror=self.pwned=9>.json";
+    std::fs::write(files.join(name), json).unwrap();
+    let mut shown = shown;
+    shown.push(name.to_string());
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&small).unwrap()).unwrap();
+    v["environment"]["platform"] = HOSTILE[1].into();
+    std::fs::write(files.join("markup-platform.json"), v.to_string()).unwrap();
+
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut lines = vec![format!(
+        "60 reports of {}–{} bytes; the hostile report's free text: {changed} of its {strings} strings",
+        sizes.iter().min().unwrap(),
+        sizes.iter().max().unwrap()
+    )];
+    for (browser, drv) in [
+        (Browser::Chromium, driver("CHROMEDRIVER", "chromedriver")),
+        (Browser::Firefox, driver("GECKODRIVER", "geckodriver")),
+    ] {
+        let host = StaticHost::start(&site).unwrap();
+        lines.push(
+            rt.block_on(a_class_loads(
+                browser,
+                &drv,
+                &host.url,
+                files,
+                (name, &shown),
+                "markup-platform.json",
+                &class,
+            ))
+            .unwrap_or_else(|e| panic!("{browser:?}: {e}")),
+        );
+    }
+    // On a phone: the hostile report's long names and the class wrap; nothing scrolls sideways.
+    let host = StaticHost::start(&site).unwrap();
+    let drv = driver("CHROMEDRIVER", "chromedriver");
+    let mut chosen = vec![name.to_string()];
+    chosen.extend(class.iter().cloned());
+    let wide = rt
+        .block_on(async {
+            let s = open_phone(&drv, (390, 844)).await?;
+            let c = &s.client;
+            let out = async {
+                c.goto(&host.url).await.map_err(|e| e.to_string())?;
+                wait_ready(c).await?;
+                let paths: Vec<String> = chosen
+                    .iter()
+                    .map(|f| files.join(f).to_string_lossy().into_owned())
+                    .collect();
+                c.find(ticklab_browser::Locator::Id("native-file"))
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .send_keys(&paths.join("\n"))
+                    .await
+                    .map_err(|e| e.to_string())?;
+                wait_for(
+                    c,
+                    &format!(
+                        "return document.querySelectorAll('#compare-status li').length === {}",
+                        chosen.len()
+                    ),
+                    Duration::from_secs(300),
+                )
+                .await?;
+                js(
+                    c,
+                    "document.querySelector('#compare-table tbody').scrollIntoView(); return 0",
+                )
+                .await?;
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                let png = c.screenshot().await.map_err(|e| e.to_string())?;
+                std::fs::write(target().join("e2e").join("compare-60-phone-390.png"), png)
+                    .map_err(|e| e.to_string())?;
+                js(c, WIDEST).await
+            }
+            .await;
+            let _ = c.clone().close().await;
+            out
+        })
+        .unwrap_or_else(|e: String| panic!("phone: {e}"));
+    assert!(
+        wide[0].as_f64() <= wide[1].as_f64() && wide[1] == 390,
+        "Compare with a class scrolls sideways at 390 px: {wide}"
+    );
+    lines.push(format!(
+        "a 390 px phone: {} reports, nothing wider than the screen",
+        chosen.len()
+    ));
+    eprintln!("{}", lines.join("\n"));
+    assert_catalogued(
+        "compare",
+        &[
+            catalogue_row(
+                "compare",
+                &format!("a report whose every free-text field holds markup, script, entities, template syntax, bidirectional, zero-width or control characters (`{}`, `{}`...), one clock name of 5 000 characters, in a file named `{name}`", HOSTILE[0], HOSTILE[1]),
+                "shown as text, each field clipped to 300 characters; no element made, no script run",
+            ),
+            catalogue_row(
+                "compare",
+                &format!("a report whose platform is `{}` (`markup-platform.json`)", HOSTILE[1]),
+                "refused, \"Could not read markup-platform.json: ...\", the markup quoted as text",
+            ),
+            catalogue_row(
+                "compare",
+                "60 reports of 2 MB or more (a whole `ticklab run --save` each), chosen at once",
+                "read in a worker; each clock shows its first 10 reports and \"Show all 60 reports\"; no task of the page's thread over 200 ms",
+            ),
+        ],
+    );
 }

@@ -110,12 +110,8 @@ function renderContext() {
     dl.append(el("dt", k), el("dd", v));
   }
   const iso = self.crossOriginIsolated;
-  $("isolation-text").textContent = iso
-    ? "This page is cross-origin isolated: SharedArrayBuffer works and performance.now is " +
-      "coarsened less (Chromium 5 µs, Firefox 20 µs). A shared counter clock is available."
-    : "This page is not cross-origin isolated: performance.now is coarsened to 100 µs in " +
-      "Chromium and 1 ms in Firefox, and there is no SharedArrayBuffer. Served with the COOP and " +
-      "COEP headers (ticklab serve does this), or through this page's service worker, it is.";
+  $("isolated-text").hidden = !iso;
+  $("plain-text").hidden = iso;
   const params = new URLSearchParams(location.search);
   $("isolate").hidden = iso || !("serviceWorker" in navigator);
   $("unisolate").hidden = !params.has("isolate");
@@ -252,8 +248,9 @@ function runInWorker(id, settings, fit, onProgress) {
       if (m.kind === "progress") onProgress(m.fraction);
       else {
         clearTimeout(timer);
+        // A worker whose wasm failed may be left broken: fail() starts a new one.
         if (m.kind === "result") resolve(m.report);
-        else reject(new Error(m.message));
+        else fail(m.message);
       }
     };
     w.onerror = (ev) => {
@@ -586,6 +583,13 @@ async function fetchNative() {
 
 const sortBy = { column: 5, descending: false }; // by tick, finest first
 
+// A class of 60 is 60 rows a clock, thousands in all, which take a browser the better part
+// of a second to lay out: past ROWS_AT_ONCE rows, each clock shows its first GROUP_ROWS
+// (in the chosen order) until asked for the rest.
+const ROWS_AT_ONCE = 400;
+const GROUP_ROWS = 10;
+const opened = new Set();
+
 function renderCompare() {
   const table = $("compare-table");
   const names = state.columns.matrix;
@@ -604,12 +608,20 @@ function renderCompare() {
   }));
   for (const b of table.querySelectorAll("tbody")) b.remove();
   const groups = state.lab.matrix(sortBy.column, sortBy.descending);
+  const many = groups.reduce((n, g) => n + g.rows.length, 0) > ROWS_AT_ONCE;
   for (const g of groups) {
     const body = el("tbody", null, { "data-clock": g.clock });
     const top = el("tr", null, { class: "group" });
-    top.append(el("th", g.clock, { scope: "rowgroup", colspan: String(names.length) }));
+    const th = el("th", g.clock, { scope: "rowgroup", colspan: String(names.length) });
+    top.append(th);
     body.append(top);
-    for (const r of g.rows) {
+    const rows = many && !opened.has(g.clock) ? g.rows.slice(0, GROUP_ROWS) : g.rows;
+    if (rows.length < g.rows.length) {
+      const b = el("button", `Show all ${g.rows.length} reports`, { type: "button" });
+      b.onclick = () => { opened.add(g.clock); renderCompare(); };
+      th.append(" ", b);
+    }
+    for (const r of rows) {
       const tr = el("tr", null, { "data-where": r.place });
       r.cells.forEach((t, i) => tr.append(el("td", t, { "data-label": names[i] })));
       body.append(tr);

@@ -64,7 +64,7 @@ pub fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("ticklab: {e}");
+            eprintln!("ticklab: {}", output::visible(&e.to_string()));
             match e {
                 CliError::Usage(_) => ExitCode::from(2),
                 CliError::Interrupted(_) => ExitCode::from(130),

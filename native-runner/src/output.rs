@@ -55,8 +55,35 @@ impl Table {
     }
 }
 
-/// Writes to stdout; a closed pipe is not an error worth a panic.
+/// `text` with every control character (but line ends) and every bidirectional control
+/// written out as `\uXXXX`: a report or a file from elsewhere is shown as text, never left
+/// to clear the terminal, retitle it or reorder a line. The escape is JSON's own, so JSON
+/// output means what it meant.
+pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
+    let hidden = |c: char| {
+        (c.is_control() && c != '\n' && c != '\r')
+            || matches!(c, '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    // A carriage return only ends a line (CSV's CRLF); alone it would overwrite one.
+    let bare_cr =
+        |i: usize| text.as_bytes()[i] == b'\r' && text.as_bytes().get(i + 1) != Some(&b'\n');
+    if !text.char_indices().any(|(i, c)| hidden(c) || bare_cr(i)) {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for (i, c) in text.char_indices() {
+        if hidden(c) || bare_cr(i) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out.into()
+}
+
+/// Writes to stdout, [`visible`]; a closed pipe is not an error worth a panic.
 pub fn print(text: &str) -> Result<(), CliError> {
+    let text = visible(text);
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| {
         if text.ends_with('\n') {

@@ -132,7 +132,7 @@ impl Digest {
             .map(|c| {
                 let row = SummaryRow::new(c, &env.counters);
                 DigestClock {
-                    cells: FIGURES.map(|f| row.cell(f).to_string()).to_vec(),
+                    cells: FIGURES.map(|f| clipped(row.cell(f))).to_vec(),
                     tick_ns: row.tick_ns,
                     read_ns: c
                         .overhead
@@ -421,5 +421,17 @@ mod tests {
         let mut bad = a;
         bad.clocks = vec![bad.clocks[0].clone(); 65];
         assert!(bad.check().unwrap_err().contains("65 clocks"));
+    }
+
+    #[test]
+    fn a_report_with_overlong_names_is_shown_clipped_not_refused() {
+        let long = "\u{202e}<b>".repeat(4000);
+        let mut r = report(None, false, &[(long.as_str(), Some(10.0))]);
+        r.environment.cpu = Some(long.clone());
+        let d = Digest::of(&r, &long).check().unwrap();
+        let clipped: String = long.chars().take(MAX_TEXT).collect();
+        assert_eq!(d.clocks[0].cells[0], clipped);
+        assert_eq!(d.who[3], clipped);
+        assert_eq!(d.from, clipped);
     }
 }
