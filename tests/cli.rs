@@ -1155,46 +1155,51 @@ fn ctrl_c_keeps_what_was_measured() {
     use std::time::{Duration, Instant};
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("partial.json");
-    std::fs::write(&path, "the report of an earlier run").unwrap();
-    // Three seconds a clock on every clock: far longer than the second it is given.
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ticklab"))
-        .args(["tick", "--time", "3", "--save"])
-        .arg(&path)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
-    // Safe: a signal to our own child, which is still running (its budget is a minute).
-    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
-    let t0 = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
+    for cmd in ["run", "tick", "overhead", "fit"] {
+        std::fs::write(&path, "the report of an earlier run").unwrap();
+        // Three seconds an experiment on every clock: far longer than the second it is given.
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ticklab"))
+            .args([cmd, "--time", "3", "--save"])
+            .arg(&path)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(1500));
+        // Safe: a signal to our own child, which is still running (its budget is a minute).
+        assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+        let t0 = Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            assert!(
+                t0.elapsed() < Duration::from_secs(10),
+                "{cmd}: still running 10 s after Ctrl-C"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(status.code(), Some(130), "{cmd}: {stderr}");
         assert!(
-            t0.elapsed() < Duration::from_secs(10),
-            "still running 10 s after Ctrl-C"
+            stderr.contains("interrupted (Ctrl-C)") && stderr.contains("saved to"),
+            "{cmd}: {stderr}"
         );
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(status.code(), Some(130), "{stderr}");
-    assert!(
-        stderr.contains("interrupted (Ctrl-C)") && stderr.contains("saved to"),
-        "{stderr}"
-    );
-    let report = Report::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    let why = report.interrupted.clone().expect("marked interrupted");
-    assert!(why.contains("clocks measured"), "{why}");
-    assert!(!report.clocks.is_empty());
-    // The clock that was cut short says which experiment was.
-    let last = report.clocks.last().unwrap();
-    assert!(
-        last.tick.is_some() || last.errors.iter().any(|e| e.experiment == "tick"),
-        "{last:?}"
-    );
+        let report = Report::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let why = report.interrupted.clone().expect("marked interrupted");
+        assert!(why.contains("clocks measured"), "{cmd}: {why}");
+        // The clock that was cut short says which experiment was.
+        let last = report.clocks.last().expect("a clock");
+        let cut = |e: &str| last.errors.iter().any(|x| x.experiment == e);
+        let kept = match cmd {
+            "tick" => last.tick.is_some() || cut("tick"),
+            "overhead" => last.overhead.is_some() || cut("overhead"),
+            "fit" => !last.fits.is_empty() || cut("fit"),
+            _ => last.tick.is_some() || cut("tick") || cut("overhead") || cut("fit"),
+        };
+        assert!(kept, "{cmd}: {last:?}");
+    }
     let left: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name())
