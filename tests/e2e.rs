@@ -1084,7 +1084,7 @@ async fn hostile_page(
     ));
 
     // Timings pasted for analysis: the error in the answer's place, no plot, no figure.
-    let pastes: [(&str, &str, &str); 5] = [
+    let pastes: [(&str, &str, &str); 7] = [
         (
             "",
             "nothing pasted and no file",
@@ -1105,6 +1105,16 @@ async fn hostile_page(
             "<img src=x onerror=self.pwned=3>",
             "`<img src=x onerror=self.pwned=3>`",
             "line 1: '<img src=x onerror=self.pwned=3>' is not a number",
+        ),
+        (
+            "0.5\r\n0,25\r\n",
+            "decimal commas, CRLF (`0.5`, `0,25`)",
+            "line 2: '0,25' is not a number: it has a decimal comma",
+        ),
+        (
+            "1,234,567\n",
+            "thousands separated (`1,234,567`)",
+            "it has a separator between groups of thousands",
         ),
     ];
     for (text, what, want) in pastes {
