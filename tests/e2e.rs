@@ -988,7 +988,7 @@ async fn hostile_page(
         .find(Locator::Id("native-file"))
         .await
         .map_err(|e| e.to_string())?;
-    let imports: [(&str, &str, &str); 7] = [
+    let imports: [(&str, &str, &str); 8] = [
         (
             "100-mib.json",
             "a file of 100 MiB",
@@ -1014,7 +1014,16 @@ async fn hostile_page(
             "schema version 999",
             "schema version 999; this ticklab reads versions 1 to 3",
         ),
-        ("wrong-shape.json", "`clocks` a string", "malformed report"),
+        (
+            "wrong-shape.json",
+            "`clocks` a string",
+            "Could not read wrong-shape.json: report: malformed report: invalid type: expected a sequence",
+        ),
+        (
+            "no-generator.json",
+            "`{\"schema_version\": 3}`",
+            "Could not read no-generator.json: report: malformed report: missing field `generator`",
+        ),
         (
             "deep.json",
             "arrays nested 100 000 deep",
@@ -1324,6 +1333,7 @@ fn the_page_refuses_bad_input_and_imports_and_cancels_within_100_ms() {
     )
     .unwrap();
     std::fs::write(files.join("deep.json"), "[".repeat(100_000)).unwrap();
+    std::fs::write(files.join("no-generator.json"), r#"{"schema_version": 3}"#).unwrap();
     let mut v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
     v["clocks"][0]["info"]["name"] = "<img src=x onerror=\"self.pwned=1\">".into();
@@ -1613,7 +1623,7 @@ async fn a_class(
             .find(|l| l[1] == "error")
             .and_then(|l| l[0].as_str())
             .unwrap_or("");
-        if fine != 3 || !broken.contains("broken.json") || !broken.contains("malformed report") {
+        if fine != 3 || !broken.contains("broken.json") || !broken.contains("malformed report: invalid type: expected a sequence") {
             return Err(format!("Compare said: {}", cmp[0]));
         }
         if cmp[1] != serde_json::json!(["ann.json", "bob.json", "native.json", "this page"]) {

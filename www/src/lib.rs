@@ -99,7 +99,18 @@ mod web {
     }
 
     fn from_js<T: serde::de::DeserializeOwned>(v: JsValue, what: &str) -> Result<T, JsError> {
-        serde_wasm_bindgen::from_value(v).map_err(|e| js_err(format!("{what}: {e}")))
+        serde_wasm_bindgen::from_value(v).map_err(|e| js_err(format!("{what}: {}", said(e))))
+    }
+
+    /// serde-wasm-bindgen's error in serde's words, as the command says them: its errors are
+    /// JS errors ("Error: missing field"), and it asks a value where a list belongs for its
+    /// iterator, which throws a TypeError for a string or a number.
+    fn said(e: serde_wasm_bindgen::Error) -> String {
+        let e = e.to_string();
+        if e.starts_with("TypeError") {
+            return "invalid type: expected a sequence".into();
+        }
+        e.strip_prefix("Error: ").unwrap_or(&e).into()
     }
 
     /// Panics become console errors with their message, not "unreachable executed".
@@ -876,7 +887,7 @@ mod web {
         };
         Report::check_version(version)?;
         serde_wasm_bindgen::from_value(v)
-            .map_err(|e| ticklab::Error::Report(format!("malformed report: {e}")))
+            .map_err(|e| ticklab::Error::Report(format!("malformed report: {}", said(e))))
     }
 }
 
