@@ -583,9 +583,9 @@ async function fetchNative() {
 
 const sortBy = { column: 5, descending: false }; // by tick, finest first
 
-// A class of 60 is 60 rows a clock, thousands in all, which take a browser the better part
-// of a second to lay out: past ROWS_AT_ONCE rows, each clock shows its first GROUP_ROWS
-// (in the chosen order) until asked for the rest.
+// A class of 60 is 60 rows a clock, over a thousand in all, which held the page a quarter
+// of a second to lay out at once: past ROWS_AT_ONCE rows, each clock shows its first
+// GROUP_ROWS (in the chosen order) until asked for the rest.
 const ROWS_AT_ONCE = 400;
 const GROUP_ROWS = 10;
 const opened = new Set();
