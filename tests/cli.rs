@@ -1010,9 +1010,19 @@ fn ctrl_c_keeps_what_was_measured() {
     use std::time::{Duration, Instant};
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("partial.json");
-    for cmd in ["run", "tick", "overhead", "fit"] {
+    // Early (in the first clocks' tick, which overhead and fit measure first) and later;
+    // under load the same moment lands in another experiment, so what is checked is that
+    // the clock cut short keeps every experiment it finished and names the one it was in.
+    for (cmd, after_ms) in [
+        ("run", 1500),
+        ("tick", 1500),
+        ("overhead", 100),
+        ("overhead", 1500),
+        ("fit", 100),
+        ("fit", 1500),
+    ] {
         std::fs::write(&path, "the report of an earlier run").unwrap();
-        // Three seconds an experiment on every clock: far longer than the second it is given.
+        // Three seconds an experiment on every clock: far longer than the time it is given.
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ticklab"))
             .args([cmd, "--time", "3", "--save"])
             .arg(&path)
@@ -1020,7 +1030,7 @@ fn ctrl_c_keeps_what_was_measured() {
             .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_millis(1500));
+        std::thread::sleep(Duration::from_millis(after_ms));
         // Safe: a signal to our own child, which is still running (its budget is a minute).
         assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
         let t0 = Instant::now();
@@ -1044,16 +1054,45 @@ fn ctrl_c_keeps_what_was_measured() {
         let report = Report::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let why = report.interrupted.clone().expect("marked interrupted");
         assert!(why.contains("clocks measured"), "{cmd}: {why}");
-        // The clock that was cut short says which experiment was.
-        let last = report.clocks.last().expect("a clock");
-        let cut = |e: &str| last.errors.iter().any(|x| x.experiment == e);
-        let kept = match cmd {
-            "tick" => last.tick.is_some() || cut("tick"),
-            "overhead" => last.overhead.is_some() || cut("overhead"),
-            "fit" => !last.fits.is_empty() || cut("fit"),
-            _ => last.tick.is_some() || cut("tick") || cut("overhead") || cut("fit"),
+        // The last clock measured (an unavailable one has nothing to keep): the experiments
+        // it finished, in the command's order, then at most the one cut short, recorded as
+        // cancelled, and nothing after it.
+        let last = report
+            .clocks
+            .iter()
+            .rev()
+            .find(|c| c.available)
+            .expect("a clock measured");
+        let order: &[&str] = match cmd {
+            "tick" => &["tick"],
+            "overhead" => &["tick", "overhead"],
+            "fit" => &["tick", "overhead", "fit"],
+            _ => &["tick", "overhead", "fit"],
         };
-        assert!(kept, "{cmd}: {last:?}");
+        let done = |e: &str| match e {
+            "tick" => last.tick.is_some(),
+            "overhead" => last.overhead.is_some(),
+            _ => !last.fits.is_empty(),
+        };
+        let cut: Vec<&str> = last
+            .errors
+            .iter()
+            .filter(|e| e.kind == ticklab::error::ErrorKind::Cancelled)
+            .map(|e| e.experiment.as_str())
+            .collect();
+        // The first experiment not finished was cut short or failed for a reason of its
+        // own (a coarse clock's fit); only it can be the one cancelled.
+        let finished = order.iter().take_while(|e| done(e)).count();
+        let ok = match order.get(finished) {
+            None => cut.is_empty(),
+            Some(next) => {
+                last.errors.iter().any(|x| x.experiment == *next) && cut.iter().all(|c| c == next)
+            }
+        };
+        assert!(ok, "{cmd} after {after_ms} ms ({why}): {last:?}");
+        if why.contains("during") {
+            assert!(why.contains(&last.info.name), "{cmd}: {why}");
+        }
     }
     let left: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
