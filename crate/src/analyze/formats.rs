@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::Unit;
 use crate::error::{Error, Result};
-use crate::tick::quantum::written_digits;
+use crate::tick::quantum::{shortest_digits, written_digits};
 use crate::tick::Quantum;
 
 /// Most values read: enough for a "gazillion" timings, small enough to stay in memory.
@@ -97,6 +97,9 @@ pub struct Series {
     pub averages: Option<String>,
     /// How the values were made from what the file holds.
     pub notes: Vec<String>,
+    /// Each value's decimals as written (its own precision is 10^-places), when known: a
+    /// tick a value's printing alone makes it a multiple of is no evidence of a clock.
+    pub places: Vec<i16>,
 }
 
 impl Series {
@@ -111,6 +114,19 @@ impl Series {
 
     fn json(name: String, format: Format, unit: Option<Unit>, values: Vec<f64>) -> Self {
         let (quantum, finer) = Quantum::infer_with_finer(&values);
+        let mut places: Vec<i16> = values
+            .iter()
+            .map(|&x| {
+                let (p, d) = shortest_digits(x);
+                printed(p, d)
+            })
+            .collect();
+        // One value in two hundred at full precision: they came out of float arithmetic, as
+        // Quantum::infer reads them, and the short ones are short by chance.
+        let full = places.iter().filter(|p| **p == FULL_PRECISION).count();
+        if full > 0 && full * 200 >= places.len() {
+            places.fill(FULL_PRECISION);
+        }
         Self {
             name,
             format,
@@ -120,6 +136,7 @@ impl Series {
             finer,
             averages: None,
             notes: Vec::new(),
+            places,
         }
     }
 
@@ -267,9 +284,28 @@ fn shorten(s: &str) -> String {
     }
 }
 
+/// Decimals as kept beside a value (a double has no more than 340 of them either way).
+fn places_of(p: i32) -> i16 {
+    p.clamp(-400, 400) as i16
+}
+
+/// A value written to a double's full precision: its digits say nothing of how finely it
+/// was measured (float arithmetic made them), only the data's grid does.
+pub const FULL_PRECISION: i16 = i16::MAX;
+
+/// The decimals kept for a value of `places` decimals and `digits` significant digits.
+fn printed(places: i32, digits: u32) -> i16 {
+    if digits >= 15 {
+        FULL_PRECISION
+    } else {
+        places_of(places)
+    }
+}
+
 /// Values as written, and what their digits say of their precision.
 struct Written {
     values: Vec<f64>,
+    places: Vec<i16>,
     max_places: i32,
     full_precision: bool,
 }
@@ -278,6 +314,7 @@ impl Written {
     fn new() -> Self {
         Self {
             values: Vec::new(),
+            places: Vec::new(),
             max_places: 0,
             full_precision: false,
         }
@@ -291,6 +328,7 @@ impl Written {
         }
         self.values.push(parse_value(token, line)?);
         let (places, digits) = written_digits(token);
+        self.places.push(printed(places, digits));
         self.max_places = self.max_places.max(places);
         self.full_precision |= digits >= 15;
         Ok(())
@@ -308,6 +346,12 @@ impl Written {
             finer,
             averages: None,
             notes: Vec::new(),
+            // Some value written to a double's full precision: none was written to a step.
+            places: if self.full_precision {
+                vec![FULL_PRECISION; self.places.len()]
+            } else {
+                self.places
+            },
         }
     }
 }

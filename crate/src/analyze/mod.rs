@@ -102,6 +102,9 @@ pub struct SeriesAnalysis {
     pub offset: bool,
     /// Levels of the values at multiples of the tick.
     pub bands: Vec<Band>,
+    /// The significant digits the values were printed to, when the only tick that fits
+    /// them is one their printing makes (means printed to four digits).
+    pub printed_digits: Option<i32>,
 }
 
 impl SeriesAnalysis {
@@ -132,6 +135,13 @@ impl SeriesAnalysis {
                 s.averages.as_deref().unwrap_or("these are averages")
             );
         };
+        if let Some(d) = self.printed_digits {
+            return format!(
+                "no tick: the values are printed to {d} significant digits, so each one's \
+                 precision changes with its size, and no step finer than a value's own \
+                 printing shows in them; timings to {d} digits are likely averages"
+            );
+        }
         match e.method {
             Method::NoTick => "no tick found: the values lie on no step (doubles at full \
                                precision); averages over many runs have no tick"
@@ -203,6 +213,7 @@ fn analyse(series: Series) -> Result<SeriesAnalysis> {
             estimate: None,
             offset: false,
             bands: Vec::new(),
+            printed_digits: None,
         });
     }
     let opts = EstimatorOptions::default();
@@ -236,6 +247,41 @@ fn analyse(series: Series) -> Result<SeriesAnalysis> {
             offset = true;
         }
     }
+    // A tick, or the bound of the values' precision, that only their printing makes.
+    let mut printed_digits = None;
+    let refused = if estimate.found()
+        && !offset
+        && estimate.tick > series.quantum.step() * (1.0 + 1e-9)
+    {
+        printing_alone(&series, estimate.tick, estimate.quantum.step()).filter(|&(shown, share)| {
+            let positive = series.values.iter().filter(|x| **x > 0.0).count();
+            shown == 0 || share < opts.min_share || (shown < MIN_SHOWN && 2 * shown < positive)
+        })
+    } else if estimate.method == Method::Precision {
+        significant_print(&series).map(|_| (0, 0.0))
+    } else {
+        None
+    };
+    if let Some((shown, share)) = refused {
+        let digits = significant_digits(&series);
+        printed_digits = Some(digits);
+        // Its caveats were of the tick refused.
+        estimate.caveats = vec![format!(
+            "{} fits the values only as each one's printing makes it: {shown} of the {} \
+             values are written finely enough to show a step of it, and it explains {:.1}% \
+             of those; the values are written to {digits} significant digits, so their \
+             precision changes with their size (down to {} here), and they show no clock's \
+             tick",
+            duration(estimate.tick, series.unit),
+            series.values.len(),
+            share * 100.0,
+            duration(series.quantum.step(), series.unit),
+        )];
+        estimate.method = Method::NoTick;
+        estimate.reliable = false;
+        estimate.exact = None;
+        estimate.share_explained = share;
+    }
     let bands = if estimate.found() || estimate.method == Method::Precision {
         stats::bands(&series.values, estimate.tick / 4.0, 32)
     } else {
@@ -246,7 +292,84 @@ fn analyse(series: Series) -> Result<SeriesAnalysis> {
         estimate: Some(estimate),
         offset,
         bands,
+        printed_digits,
     })
+}
+
+/// Fewest values written finely enough to show a tick for it to be one, unless they are
+/// most of the values.
+const MIN_SHOWN: usize = 10;
+
+/// A tick is evidence of a clock only in the values whose printing could have shown a
+/// value off its multiples: those written to a step finer than it (487.3, written to 0.1,
+/// is a multiple of 0.001 because of its printing, whatever timed it). Returns how many
+/// values are written that finely and the share of them the tick explains, to within their
+/// own step (`grid` for values at a double's full precision); none when the values' digits
+/// are not known.
+fn printing_alone(series: &Series, tick: f64, grid: f64) -> Option<(usize, f64)> {
+    if series.places.len() != series.values.len() || tick.is_nan() || tick <= 0.0 {
+        return None;
+    }
+    let (mut shown, mut hit) = (0usize, 0usize);
+    for (&x, &p) in series.values.iter().zip(&series.places) {
+        let q = if p == formats::FULL_PRECISION {
+            grid
+        } else {
+            10f64.powi(-i32::from(p))
+        };
+        if x.is_nan() || x <= 0.0 || q >= tick * (1.0 - 1e-9) {
+            continue;
+        }
+        shown += 1;
+        if (x - (x / tick).round() * tick).abs() < q * (1.0 + 1e-9) + 1e-12 * x {
+            hit += 1;
+        }
+    }
+    Some((
+        shown,
+        if shown == 0 {
+            0.0
+        } else {
+            hit as f64 / shown as f64
+        },
+    ))
+}
+
+/// Values printed to a few significant digits rather than to one step: most of them are
+/// written coarser than the finest (31007 to 1, 0.8903 to 0.0001), so the finest step is
+/// no bound on a tick. The digits, when so.
+fn significant_print(series: &Series) -> Option<i32> {
+    let written: Vec<i16> = series
+        .places
+        .iter()
+        .zip(&series.values)
+        .filter(|(p, x)| **p != formats::FULL_PRECISION && **x > 0.0)
+        .map(|(p, _)| *p)
+        .collect();
+    if written.len() != series.values.len() || written.len() < MIN_SHOWN {
+        return None;
+    }
+    let finest = *written.iter().max()?;
+    let at_finest = written.iter().filter(|p| **p == finest).count();
+    let digits = significant_digits(series);
+    (2 * at_finest < written.len() && digits <= 6).then_some(digits)
+}
+
+/// The significant digits most values were written with (a printer's "%.4g" writes 31007
+/// whole, with five).
+fn significant_digits(series: &Series) -> i32 {
+    let mut counts = std::collections::BTreeMap::<i32, usize>::new();
+    for (x, p) in series.values.iter().zip(&series.places) {
+        if *x > 0.0 && *p != formats::FULL_PRECISION {
+            *counts
+                .entry(i32::from(*p) + x.log10().floor() as i32 + 1)
+                .or_default() += 1;
+        }
+    }
+    counts
+        .into_iter()
+        .max_by_key(|&(d, n)| (n, std::cmp::Reverse(d)))
+        .map_or(0, |(d, _)| d)
 }
 
 /// References tried for values that share an offset.
@@ -337,6 +460,10 @@ pub fn analyse_all(all: Vec<Series>) -> Result<Analysis> {
             finer,
             averages: None,
             notes: Vec::new(),
+            places: timings
+                .iter()
+                .flat_map(|s| s.places.iter().copied())
+                .collect(),
         })
     } else {
         None

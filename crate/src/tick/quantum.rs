@@ -221,7 +221,7 @@ fn on_grid(v: &[f64], scale: f64) -> bool {
 }
 
 /// Decimals and significant digits of the shortest text that reads back as `x`.
-fn shortest_digits(x: f64) -> (i32, u32) {
+pub fn shortest_digits(x: f64) -> (i32, u32) {
     let s = format!("{:e}", x.abs());
     let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
