@@ -152,6 +152,10 @@ pub struct ClockInfo {
     /// can be seen.
     #[serde(default)]
     pub quantum: Option<f64>,
+    /// The clock this one reads underneath (a clamp over Instant): no read of it can cost
+    /// less than a read of that one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub built_on: Option<String>,
 }
 
 impl ClockInfo {
@@ -167,6 +171,7 @@ impl ClockInfo {
             monotonic: kind != ClockKind::Wall,
             mapping: None,
             quantum: None,
+            built_on: None,
         }
     }
 
@@ -206,6 +211,12 @@ impl ClockInfo {
     /// Sets the spacing of readings in counts, when coarser than one count.
     pub fn with_quantum(mut self, counts: f64) -> Self {
         self.quantum = (counts.is_finite() && counts > 1.0).then_some(counts);
+        self
+    }
+
+    /// Names the clock this one reads underneath.
+    pub fn with_base(mut self, base: impl Into<String>) -> Self {
+        self.built_on = Some(base.into());
         self
     }
 

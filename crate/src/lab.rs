@@ -144,3 +144,41 @@ fn characterise_into<C: Clock + ?Sized>(
     }
     Ok(())
 }
+
+/// Marks read costs that cannot be right because the clock reads another underneath
+/// ([`crate::clock::ClockInfo::built_on`]) that was measured slower in the same run: a
+/// clamp over Instant cannot be read faster than Instant. The figure becomes a dash with
+/// that reason.
+pub fn check_bases(clocks: &mut [ClockReport]) {
+    let cost = |c: &ClockReport| {
+        c.overhead
+            .as_ref()
+            .filter(|o| o.unusable.is_none())
+            .and_then(|o| o.per_read_ns)
+    };
+    let bases: Vec<(String, f64)> = clocks
+        .iter()
+        .filter_map(|c| cost(c).map(|ns| (c.info.name.clone(), ns)))
+        .collect();
+    for c in clocks.iter_mut() {
+        let Some(base) = c.info.built_on.clone() else {
+            continue;
+        };
+        let Some(&(_, floor)) = bases.iter().find(|(n, _)| *n == base) else {
+            continue;
+        };
+        let Some(ns) = cost(c) else { continue };
+        if ns < floor {
+            if let Some(o) = c.overhead.as_mut() {
+                o.unusable = Some(format!(
+                    "a read measured at {}, less than the {} of {base}, which it reads \
+                     underneath: its blocks were too coarse to show the cost, so it is not shown",
+                    crate::present::duration(ns),
+                    crate::present::duration(floor),
+                ));
+                o.per_read_ns = None;
+                o.min_block_ns = None;
+            }
+        }
+    }
+}

@@ -286,17 +286,29 @@ pub fn measure<C: Clock + ?Sized>(
     let per_read = distribution.min;
     let block_len = per_read * len as f64;
     let min_block = RULE_FACTOR * (tick_counts + per_read);
+    let block_error_bound = if block_len > 0.0 {
+        (tick_counts + per_read) / block_len
+    } else {
+        1.0
+    };
+    // Blocks that may be off by more than their own length (a 1 ms clamp read in blocks of
+    // tens of µs) hold no cost at all: a dash, with the bound as its reason.
+    let unusable = unusable.or_else(|| {
+        (!rule_met && block_error_bound > 1.0).then(|| {
+            format!(
+                "overhead blocks shorter than the Rule of 100 asks: error up to {:.1}%, so the \
+                 cost of a read is lost in the tick and is not shown",
+                block_error_bound * 100.0
+            )
+        })
+    });
     let usable = unusable.is_none();
     Ok(OverheadResult {
         per_read_counts: per_read,
         per_read_ns: info.counts_to_ns(per_read).filter(|_| usable),
         block_reads: len,
         rule_met,
-        block_error_bound: if block_len > 0.0 {
-            (tick_counts + per_read) / block_len
-        } else {
-            1.0
-        },
+        block_error_bound,
         blocks: costs.len() as u64,
         distribution,
         samples: stats::decimate(&costs, opts.keep),

@@ -183,6 +183,68 @@ fn overhead_of_a_25ns_read() {
     assert!((r.min_block_ns.unwrap() - 100.0 * 26.0).abs() < 10.0);
 }
 
+/// A 1 ms clamp read for 20 ms: blocks far shorter than the Rule of 100 asks, whose error
+/// bound is many times the cost itself, give a dash with that reason, not a figure; and a
+/// clamp measured cheaper than the clock it reads underneath gives a dash too.
+#[test]
+fn a_read_cost_that_cannot_be_right_is_a_dash() {
+    let tl = Timeline::new(0);
+    let mut clock = Clamp::new(
+        SimTime::new(&tl, 25_000, 0, 1),
+        ClampStyle::FirefoxJitter,
+        1_000_000,
+        3,
+    )
+    .unwrap();
+    let mut sw = tl.stopwatch();
+    let mut q = quiet;
+    let opts = OverheadOptions::new(Budget::new(0.02, 500).unwrap());
+    let mut run = Run::new(&mut sw, &mut q);
+    let r = overhead::measure(&mut clock, 1e6, &mut run, &opts).unwrap();
+    assert!(!r.rule_met && r.block_error_bound > 1.0, "{r:?}");
+    assert!(r.per_read_ns.is_none() && r.min_block_ns.is_none(), "{r:?}");
+    assert!(
+        r.unusable.as_deref().unwrap().contains("error up to"),
+        "{r:?}"
+    );
+
+    // Reported beside its base: a clamp over "base" said to read in 18 ns, the base in 27 ns.
+    let tl = Timeline::new(0);
+    let plan = Plan {
+        tick: TickOptions::new(Budget::new(0.05, 5_000).unwrap()),
+        overhead: Some(OverheadOptions::new(Budget::new(0.05, 200).unwrap())),
+        fits: Vec::new(),
+    };
+    let mut measured = Vec::new();
+    for cost in [27_000, 18_000] {
+        let mut c = Counter::new(
+            SimTime::new(&tl, cost, 0, 1),
+            Ratio::integer(1).unwrap(),
+            1,
+            64,
+        )
+        .unwrap();
+        let mut sw = tl.stopwatch();
+        let mut q = quiet;
+        measured.push(characterise(&mut c, &mut sw, &mut q, &plan).unwrap());
+    }
+    measured[0].info.name = "base".into();
+    measured[1].info.name = "over base".into();
+    measured[1].info.built_on = Some("base".into());
+    ticklab::lab::check_bases(&mut measured);
+    assert!(measured[0].overhead.as_ref().unwrap().per_read_ns.is_some());
+    let o = measured[1].overhead.as_ref().unwrap();
+    assert!(o.per_read_ns.is_none(), "{o:?}");
+    assert!(
+        o.unusable.as_deref().unwrap().contains("less than the 27"),
+        "{o:?}"
+    );
+    assert_eq!(
+        ticklab::present::read_cost(&measured[1]),
+        ticklab::present::DASH
+    );
+}
+
 #[test]
 fn overhead_of_a_frozen_clock_ends_in_budget() {
     let tl = Timeline::new(0);

@@ -130,6 +130,7 @@ fn measure(entries: Vec<Entry>, plan: &Plan) -> Report {
             clocks_run.len()
         )
     });
+    ticklab::lab::check_bases(&mut clocks_run);
     report.clocks = clocks_run;
     report
 }

@@ -327,7 +327,8 @@ pub fn entries(ctx: &Context) -> Vec<Entry> {
             "The SharedArrayBuffer counter coarsened by ticklab the way Chromium coarsens \
                  performance.now: watch a fine clock become a 100 µs one",
         )
-        .with_claim(100_000.0, "synthetic: its clamp"),
+        .with_claim(100_000.0, "synthetic: its clamp")
+        .with_base("SharedArrayBuffer counter"),
         Place::Worker,
         false,
         true,
@@ -344,7 +345,8 @@ pub fn entries(ctx: &Context) -> Vec<Entry> {
         .with_description(
             "A plain 100 µs clamp of the counter made fine again by counting reads to its next \
                  edge (Schwarz et al., Fantastic Timers): why browsers add jitter to their clamps",
-        ),
+        )
+        .with_base("SharedArrayBuffer counter"),
         Place::Worker,
         false,
         true,
@@ -359,7 +361,8 @@ pub fn entries(ctx: &Context) -> Vec<Entry> {
             CountPeriod::NANOSECOND,
         )
         .with_description("performance.now floored to 1 ms by ticklab, as Firefox does by default")
-        .with_claim(1e6, "synthetic: its clamp"),
+        .with_claim(1e6, "synthetic: its clamp")
+        .with_base("performance.now (worker)"),
         Place::Worker,
         false,
         true,

@@ -62,12 +62,16 @@ pub fn interpolated_over(style: ClampStyle) -> ticklab::Result<InterpolatedClamp
 /// its calibration runs when it is opened.
 pub fn interpolated() -> Entry {
     const NAME: &str = "interpolated 100us clamp";
-    let info = ClockInfo::new(NAME, ClockKind::Synthetic, CountPeriod::Unknown).with_description(
-        "reads of a plain 100 µs clamp over Instant counted between its edges (calibrated when run)",
-    );
+    let info = ClockInfo::new(NAME, ClockKind::Synthetic, CountPeriod::Unknown)
+        .with_description(
+            "reads of a plain 100 µs clamp over Instant counted between its edges (calibrated \
+             when run)",
+        )
+        .with_base("Instant");
     Entry::lazy(info, || {
         let mut c = interpolated_over(ClampStyle::Firefox).map_err(|e| e.to_string())?;
         c.info_mut().name = NAME.into();
+        c.info_mut().built_on = Some("Instant".into());
         Ok(NativeClock::Interpolated(Box::new(c)))
     })
 }
@@ -85,6 +89,7 @@ pub fn clamps() -> Vec<Entry> {
             Ok(mut c) => {
                 c.info_mut().name = name.into();
                 c.info_mut().description.push_str(", over Instant");
+                c.info_mut().built_on = Some("Instant".into());
                 Entry::ready(c.info().clone(), NativeClock::Clamp(Box::new(c)))
             }
             Err(e) => super::unavailable(name, ClockKind::Synthetic, &e.to_string()),
