@@ -545,6 +545,8 @@ struct Run {
     isolated: bool,
     ticks: Vec<(String, Option<f64>)>,
     native_rows: u64,
+    /// The tick lesson's example from the machine serving the page.
+    lesson_here: String,
     errors: Vec<String>,
     /// Each clock's name and the notes the page shows for it.
     notes: Vec<(String, Vec<String>)>,
@@ -573,6 +575,7 @@ async fn full_run(browser: Browser, driver: &Path, url: &str, shot: &Path) -> Re
                   ticks: [...document.querySelectorAll('#summary tbody tr')]
                     .map(r => [r.dataset.clock, r.dataset.tickNs ? Number(r.dataset.tickNs) : null]),
                   native: document.querySelectorAll('#compare-table tr[data-where=native]').length,
+                  lesson: document.getElementById('lesson-here').textContent,
                   errors: self.ticklabErrors || ['no error log'],
                   notes: [...document.querySelectorAll('#summary tbody tr')]
                     .map(r => [r.querySelector('th').textContent,
@@ -624,6 +627,7 @@ async fn full_run(browser: Browser, driver: &Path, url: &str, shot: &Path) -> Re
             isolated: v["isolated"].as_bool().unwrap_or(false),
             ticks,
             native_rows: v["native"].as_u64().unwrap_or(0),
+            lesson_here: v["lesson"].as_str().unwrap_or_default().to_string(),
             errors: v["errors"]
                 .as_array()
                 .map(|a| a.iter().map(|e| e.to_string()).collect())
@@ -773,6 +777,14 @@ fn browsers_measure_the_documented_ticks() {
             assert!(
                 r.native_rows > 0,
                 "{browser:?} {mode}: Compare shows no native clock"
+            );
+            // The lesson quotes this machine's own CLOCK_MONOTONIC, named as the server's.
+            assert!(
+                r.lesson_here
+                    .starts_with("On the machine serving this page")
+                    && r.lesson_here.contains("CLOCK_MONOTONIC's tick at"),
+                "{browser:?} {mode}: {:?}",
+                r.lesson_here
             );
             assert!(
                 r.errors.is_empty(),

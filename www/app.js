@@ -576,6 +576,8 @@ async function fetchNative() {
     const r = await fetch(NATIVE_REPORT, { cache: "no-store" });
     if (!r.ok) return;
     await loadReports([{ name: "the server", blob: await r.blob() }]);
+    const here = state.lab.served_lesson();
+    if (here) $("lesson-here").textContent = here;
   } catch {
     // Served statically: there is no native report to fetch; the file picker remains.
   }

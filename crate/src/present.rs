@@ -252,6 +252,15 @@ pub fn min_block(c: &ClockReport) -> String {
     }
 }
 
+/// What the machine serving the page measured for one of its clocks, for the lesson beside
+/// the tick plots: a figure quoted with the machine it comes from.
+pub fn served_machine_tick(cpu: &str, clock: &str, tick: &str, verdict: &str) -> String {
+    format!(
+        "On the machine serving this page ({cpu}) the lab measured {clock}'s tick at {tick} \
+         ({verdict})."
+    )
+}
+
 /// The least-values slope of the first fit per unit of work, or the dash.
 pub fn slope(c: &ClockReport) -> String {
     c.fits.first().map_or(DASH.into(), |f| match f.slope_ns {

@@ -6,6 +6,9 @@ use serde::{Deserialize, Serialize};
 use ticklab::present::{self, SummaryRow};
 use ticklab::report::{Platform, Report};
 
+/// What the report of the machine serving the page is called when taken in.
+pub const SERVER: &str = "the server";
+
 /// The columns that say who measured.
 pub const WHO: [&str; 4] = ["browser", "OS", "isolation", "CPU"];
 /// The figures of one clock in a digest, under the summary's column names.

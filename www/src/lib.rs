@@ -721,6 +721,12 @@ mod web {
             self.session.add_digest(d).map_err(js_err)
         }
 
+        /// The tick lesson's example from the machine serving the page, once its report was
+        /// taken in (`add_digest` from "the server"); none otherwise.
+        pub fn served_lesson(&self) -> Option<String> {
+            self.session.served_lesson()
+        }
+
         /// The playground's knobs in words, for the labels beside the sliders.
         pub fn knob_words(&self, knobs: JsValue) -> Result<JsValue, JsError> {
             let k: Knobs = from_js(knobs, "playground")?;

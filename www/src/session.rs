@@ -463,6 +463,26 @@ impl Session {
         Ok(line)
     }
 
+    /// CLOCK_MONOTONIC as the machine serving the page measured it, in words, when its
+    /// report was taken in: the lesson's example, from this machine rather than another.
+    pub fn served_lesson(&self) -> Option<String> {
+        let d = self
+            .digests
+            .iter()
+            .find(|d| d.from == class::SERVER && d.place == "native")?;
+        let c = d
+            .clocks
+            .iter()
+            .find(|c| c.cells.first().map(String::as_str) == Some("CLOCK_MONOTONIC"))?;
+        let cpu = d.who.get(3).map_or(present::DASH, String::as_str);
+        Some(present::served_machine_tick(
+            cpu,
+            "CLOCK_MONOTONIC",
+            c.cells.get(1)?,
+            c.cells.get(3)?,
+        ))
+    }
+
     /// Forgets the digests of other reports.
     pub fn clear_digests(&mut self) {
         self.digests.clear();
