@@ -149,7 +149,7 @@ fn characterise_into<C: Clock + ?Sized>(
 /// ([`crate::clock::ClockInfo::built_on`]) that was measured slower in the same run: a
 /// clamp over Instant cannot be read faster than Instant. The figure becomes a dash with
 /// that reason.
-pub fn check_bases(clocks: &mut [ClockReport]) {
+pub fn check_bases(clocks: &mut [&mut ClockReport]) {
     let cost = |c: &ClockReport| {
         c.overhead
             .as_ref()

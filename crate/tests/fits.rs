@@ -231,7 +231,7 @@ fn a_read_cost_that_cannot_be_right_is_a_dash() {
     measured[0].info.name = "base".into();
     measured[1].info.name = "over base".into();
     measured[1].info.built_on = Some("base".into());
-    ticklab::lab::check_bases(&mut measured);
+    ticklab::lab::check_bases(&mut measured.iter_mut().collect::<Vec<_>>());
     assert!(measured[0].overhead.as_ref().unwrap().per_read_ns.is_some());
     let o = measured[1].overhead.as_ref().unwrap();
     assert!(o.per_read_ns.is_none(), "{o:?}");

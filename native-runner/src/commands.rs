@@ -130,7 +130,7 @@ fn measure(entries: Vec<Entry>, plan: &Plan) -> Report {
             clocks_run.len()
         )
     });
-    ticklab::lab::check_bases(&mut clocks_run);
+    ticklab::lab::check_bases(&mut clocks_run.iter_mut().collect::<Vec<_>>());
     report.clocks = clocks_run;
     report
 }

@@ -30,6 +30,39 @@ const APT: [(&str, &[&str]); 3] = [
     ("firefox-esr", &["firefox", "firefox-esr"]),
 ];
 
+/// Installs Debian `packages` with apt-get (as root), for `what`; a message saying how when
+/// this machine cannot.
+pub fn install(what: &str, packages: &[&str]) -> Result<(), String> {
+    if packages.is_empty() {
+        return Ok(());
+    }
+    if !(is_root() && which("apt-get").is_some()) {
+        return Err(format!(
+            "missing for {what}: {}; install them with `sudo apt-get install {}`",
+            packages.join(", "),
+            packages.join(" ")
+        ));
+    }
+    let apt = |args: &[&str]| -> Result<(), String> {
+        eprintln!("\n== install for {what}: apt-get {}", args.join(" "));
+        let ok = Command::new("apt-get")
+            .args(args)
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .status()
+            .map_err(|e| format!("cannot run apt-get: {e}"))?
+            .success();
+        if ok {
+            Ok(())
+        } else {
+            Err(format!("apt-get {} failed", args.join(" ")))
+        }
+    };
+    apt(&["update", "-q"])?;
+    let mut args = vec!["install", "-y", "-q"];
+    args.extend(packages);
+    apt(&args)
+}
+
 /// Finds Chromium, ChromeDriver, Firefox and geckodriver, installing what is missing.
 pub fn ensure() -> Result<Drivers, String> {
     let missing: Vec<&str> = APT
@@ -37,34 +70,7 @@ pub fn ensure() -> Result<Drivers, String> {
         .filter(|(_, bins)| bins.iter().all(|b| which(b).is_none()))
         .map(|(pkg, _)| *pkg)
         .collect();
-    if !missing.is_empty() {
-        if !(is_root() && which("apt-get").is_some()) {
-            return Err(format!(
-                "missing for the browser tests: {}; install them with \
-                 `sudo apt-get install {}` (or your system's Chromium, ChromeDriver and Firefox)",
-                missing.join(", "),
-                missing.join(" ")
-            ));
-        }
-        let apt = |args: &[&str]| -> Result<(), String> {
-            eprintln!("\n== install browsers: apt-get {}", args.join(" "));
-            let ok = Command::new("apt-get")
-                .args(args)
-                .env("DEBIAN_FRONTEND", "noninteractive")
-                .status()
-                .map_err(|e| format!("cannot run apt-get: {e}"))?
-                .success();
-            if ok {
-                Ok(())
-            } else {
-                Err(format!("apt-get {} failed", args.join(" ")))
-            }
-        };
-        apt(&["update", "-q"])?;
-        let mut args = vec!["install", "-y", "-q"];
-        args.extend(&missing);
-        apt(&args)?;
-    }
+    install("the browser tests", &missing)?;
     let chromedriver = which("chromedriver").ok_or("chromedriver is still missing after apt")?;
     let geckodriver = match which("geckodriver") {
         Some(g) => g,

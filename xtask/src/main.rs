@@ -2,6 +2,7 @@
 
 mod bench;
 mod browsers;
+mod cross;
 mod lab;
 mod shot;
 mod web;
@@ -13,8 +14,10 @@ const USAGE: &str = "usage: cargo xtask <command>
 commands:
   test    everything CI runs: format check, clippy (host, wasm32, aarch64 Linux and macOS),
           the page's build and size, all tests (end to end in headless Chromium and Firefox
-          against ticklab serve), the page's wasm tests in both browsers; installs the
-          browsers, drivers and wasm-bindgen-cli when missing
+          against ticklab serve; the command built for aarch64 Linux and run under
+          qemu-user), the page's wasm tests in both browsers; installs the browsers,
+          drivers, wasm-bindgen-cli, qemu-user-static and the aarch64 cross compiler when
+          missing
   lab     build the page and the ticklab command, measure every clock of this machine
           (target/ticklab/report.json and SVG plots), and serve the lab on
           http://127.0.0.1:8000/ with that report; options after `lab` go to
@@ -278,10 +281,16 @@ fn test() -> Result<(), String> {
     web::build()?;
     let drivers = browsers::ensure()?;
     let site = web::target_dir(&workspace_root()).join("site");
+    let emulated = cross::build()?;
     let (site, chromedriver, geckodriver) = (
         site.to_string_lossy().to_string(),
         drivers.chromedriver.to_string_lossy().to_string(),
         drivers.geckodriver.to_string_lossy().to_string(),
+    );
+    let (aarch64, qemu, sysroot) = (
+        emulated.binary.to_string_lossy().to_string(),
+        emulated.qemu.to_string_lossy().to_string(),
+        emulated.sysroot.to_string_lossy().to_string(),
     );
     let (mut passed, mut failed) = tests(
         &cargo,
@@ -290,6 +299,9 @@ fn test() -> Result<(), String> {
             ("TICKLAB_SITE", site.as_str()),
             ("CHROMEDRIVER", chromedriver.as_str()),
             ("GECKODRIVER", geckodriver.as_str()),
+            ("TICKLAB_AARCH64", aarch64.as_str()),
+            ("QEMU_AARCH64", qemu.as_str()),
+            ("AARCH64_SYSROOT", sysroot.as_str()),
         ],
     )?;
     let bindgen_dir = web::ensure_wasm_bindgen()?

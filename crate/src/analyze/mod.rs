@@ -358,18 +358,22 @@ fn significant_print(series: &Series) -> Option<i32> {
 /// The significant digits most values were written with (a printer's "%.4g" writes 31007
 /// whole, with five).
 fn significant_digits(series: &Series) -> i32 {
-    let mut counts = std::collections::BTreeMap::<i32, usize>::new();
+    // A double prints at most 17 significant digits; more are the print's own zeros.
+    let mut counts = [0usize; 18];
     for (x, p) in series.values.iter().zip(&series.places) {
         if *x > 0.0 && *p != formats::FULL_PRECISION {
-            *counts
-                .entry(i32::from(*p) + x.log10().floor() as i32 + 1)
-                .or_default() += 1;
+            let d = i32::from(*p) + x.log10().floor() as i32 + 1;
+            counts[d.clamp(0, 17) as usize] += 1;
         }
     }
-    counts
-        .into_iter()
-        .max_by_key(|&(d, n)| (n, std::cmp::Reverse(d)))
-        .map_or(0, |(d, _)| d)
+    // The most common, the fewer digits among equals.
+    let mut best = 0;
+    for (d, &n) in counts.iter().enumerate() {
+        if n > counts[best] {
+            best = d;
+        }
+    }
+    best as i32
 }
 
 /// References tried for values that share an offset.
