@@ -240,14 +240,20 @@ pub fn matrix(digests: &[&Digest], sort: usize, descending: bool) -> Vec<Group> 
             .filter_map(|i| i.c.tick_ns)
             .fold(f64::INFINITY, f64::min)
     };
-    // Unstable sorts, made total by the first-seen order (a stable sort's code is larger).
-    let mut keyed: Vec<_> = groups
-        .into_iter()
+    // Unstable sorts, made total by the first-seen order (a stable sort's code is larger);
+    // the groups' by the core's one sort of pairs, (finest tick, −first seen).
+    let mut ranked: Vec<(f64, f64)> = groups
+        .iter()
         .enumerate()
-        .map(|(i, g)| ((best(&g.1), i), g))
+        .map(|(i, g)| (best(&g.1), -(i as f64)))
         .collect();
-    keyed.sort_unstable_by(|a, b| a.0 .0.total_cmp(&b.0 .0).then(a.0 .1.cmp(&b.0 .1)));
-    let groups = keyed.into_iter().map(|(_, g)| g);
+    ticklab::stats::sort_pairs(&mut ranked);
+    let mut slots: Vec<Option<_>> = groups.into_iter().map(Some).collect();
+    let groups = ranked
+        .iter()
+        .filter_map(|&(_, i)| slots.get_mut((-i) as usize).and_then(Option::take))
+        .collect::<Vec<_>>()
+        .into_iter();
     let cells = |i: &Item| -> Vec<String> {
         [&i.d.from]
             .into_iter()

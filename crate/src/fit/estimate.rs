@@ -136,7 +136,8 @@ fn sort_by_x(p: &mut [Point]) {
     const DIGITS: usize = 4;
     const BUCKETS: usize = 1 << 16;
     if p.len() < 1 << 12 {
-        p.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+        // Ties in x may come in any order.
+        crate::stats::sort_pairs(p);
         return;
     }
     let key = |q: &Point| q.0.to_bits();
@@ -291,17 +292,18 @@ pub fn step_fit(x: &[f64], y: &[f64], slope: f64, tick: f64) -> Result<Step> {
     if p.is_empty() {
         return Err(Error::NoData("no point to fit a staircase to".into()));
     }
-    // Sweep the interval endpoints: +1 at y − slope·x, −1 at that plus the tick.
-    let mut ev: Vec<(f64, i32)> = Vec::with_capacity(2 * p.len());
+    // Sweep the interval endpoints: +1 at y − slope·x, −1 at that plus the tick, each
+    // kept negated, so the pairs' one order puts an end before a start at the same place.
+    let mut ev: Vec<(f64, f64)> = Vec::with_capacity(2 * p.len());
     for &(a, b) in &p {
         let lo = b - slope * a;
-        ev.push((lo, 1));
-        ev.push((lo + tick, -1));
+        ev.push((lo, -1.0));
+        ev.push((lo + tick, 1.0));
     }
-    ev.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    crate::stats::sort_pairs(&mut ev);
     let (mut depth, mut best, mut at) = (0i32, 0i32, ev[0].0);
     for (i, &(v, d)) in ev.iter().enumerate() {
-        depth += d;
+        depth -= d as i32;
         if depth > best {
             best = depth;
             // The middle of the best stretch, away from float trouble at its ends.

@@ -781,7 +781,13 @@ fn radix_sort(keys: &mut Vec<u64>) {
     const BITS: u32 = 11;
     const BUCKETS: usize = 1 << BITS;
     if keys.len() < 4096 {
-        keys.sort_unstable();
+        // The keys are positive doubles' bits, which sort as the doubles do: the one float
+        // sort serves.
+        let mut v: Vec<f64> = keys.iter().map(|&k| f64::from_bits(k)).collect();
+        stats::sort_f64(&mut v);
+        for (k, x) in keys.iter_mut().zip(v) {
+            *k = x.to_bits();
+        }
         return;
     }
     let mut other = vec![0u64; keys.len()];
@@ -1060,12 +1066,13 @@ fn bases(u: &[f64], gaps: &[f64], space: &Space) -> (Vec<f64>, usize) {
     // And the foot of each of the two widest jumps in scale, and (for few values) the
     // median: a climb from below cannot carry a tick's precision across a wide gap (a few
     // short runs analysed with many long ones), one from among the many can.
+    // (−ratio, foot): the widest first in the one order pairs are sorted in.
     let mut jumps: Vec<(f64, f64)> = u
         .windows(2)
         .filter(|w| w[0] >= 2.0 * space.q_tol && w[1] > SCALE_JUMP * w[0])
-        .map(|w| (w[1] / w[0], w[1]))
+        .map(|w| (-(w[1] / w[0]), w[1]))
         .collect();
-    jumps.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+    stats::sort_pairs(&mut jumps);
     let mut first: Vec<f64> = small
         .iter()
         .take(1)
@@ -1394,8 +1401,15 @@ fn zoom(u: &[f64], mut lo: f64, mut hi: f64, space: &Space) -> (f64, f64) {
         // every tick but 2 itself explains almost all integers. (Checked only where the
         // count could be the best.)
         let mut scores: Vec<usize> = (0..=64).map(|i| count(lo + i as f64 * step)).collect();
-        let mut order: Vec<usize> = (0..scores.len()).collect();
-        order.sort_unstable_by_key(|&i| (std::cmp::Reverse(scores[i]), i));
+        // Highest score first, the smaller tick first among equals, in the one order pairs
+        // are sorted in: (−score, −i).
+        let mut ranked: Vec<(f64, f64)> = scores
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| (-(s as f64), -(i as f64)))
+            .collect();
+        crate::stats::sort_pairs(&mut ranked);
+        let order: Vec<usize> = ranked.iter().map(|&(_, i)| (-i) as usize).collect();
         let mut top = None;
         for i in order {
             match top {
