@@ -110,6 +110,24 @@ fn edge_wait(tick_counts: f64, cost: f64, budget_s: f64, reads: u64, took_s: f64
 /// change within `wait` reads gives a block that is not edge-aligned (its ends may be
 /// equal) and the caller treats it as it would any block.
 #[inline(never)]
+/// `n` calls of `read`, each result kept from the optimiser: the loop the overhead
+/// experiment times its blocks with, and the one a hand-written loop to compare it with
+/// must use, so both are the same loop on whatever CPU they run (its unrolling and the
+/// place of its branch change a 5 ns read by a tenth). Four reads a turn: the loop's own
+/// count and branch then weigh a quarter as much beside each read.
+#[inline(always)]
+pub fn repeat<T>(n: u64, mut read: impl FnMut() -> T) {
+    for _ in 0..n / 4 {
+        black_box(read());
+        black_box(read());
+        black_box(read());
+        black_box(read());
+    }
+    for _ in 0..n % 4 {
+        black_box(read());
+    }
+}
+
 fn block<C: Clock + ?Sized>(clock: &mut C, len: u64, wait: u64) -> (u64, u64, u64) {
     let before = clock.read();
     let mut start = before;
@@ -118,18 +136,7 @@ fn block<C: Clock + ?Sized>(clock: &mut C, len: u64, wait: u64) -> (u64, u64, u6
         start = clock.read();
         spun += 1;
     }
-    // Four reads a turn, as in the wait below: the loop's own count and branch then weigh
-    // a quarter as much beside each read.
-    let rest = len - 1;
-    for _ in 0..rest / 4 {
-        black_box(clock.read());
-        black_box(clock.read());
-        black_box(clock.read());
-        black_box(clock.read());
-    }
-    for _ in 0..rest % 4 {
-        black_box(clock.read());
-    }
+    repeat(len - 1, || clock.read());
     // Checked every fourth read: a wait may be most of a coarse clock's block, and a check
     // at every read would make its reads dearer than those of the loop above. The edge is
     // then known to within four reads, against blocks of thousands.

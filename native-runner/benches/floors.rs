@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use ticklab::clock::Clock;
 use ticklab::fit::{self, FitOptions, FitResult, Reference};
 use ticklab::lab::{characterise, Plan};
-use ticklab::overhead::OverheadOptions;
+use ticklab::overhead::{repeat, OverheadOptions};
 use ticklab::present;
 use ticklab::report::Figure;
 use ticklab::run::{quiet, Budget, Run};
@@ -43,8 +43,8 @@ const SHORT: Blocks = Blocks {
 };
 
 /// The cost of one call of `read` in ns: the least over `b.total` of Instant-timed blocks
-/// that last at least `b.min` each. The reads are the whole loop: nothing converts their
-/// values.
+/// that last at least `b.min` each. The reads are the whole loop, the lab's own
+/// (`overhead::repeat`): nothing converts their values.
 fn hand<T, F: FnMut() -> T>(b: Blocks, mut read: F) -> f64 {
     for _ in 0..1000 {
         black_box(read());
@@ -52,9 +52,7 @@ fn hand<T, F: FnMut() -> T>(b: Blocks, mut read: F) -> f64 {
     let mut len = 16u64;
     loop {
         let t = Instant::now();
-        for _ in 0..len {
-            black_box(read());
-        }
+        repeat(len, &mut read);
         if t.elapsed() >= b.min || len >= 1 << 40 {
             break;
         }
@@ -66,9 +64,7 @@ fn hand<T, F: FnMut() -> T>(b: Blocks, mut read: F) -> f64 {
         // A read first, so a read that waits for an edge starts the block on one.
         black_box(read());
         let t = Instant::now();
-        for _ in 0..len {
-            black_box(read());
-        }
+        repeat(len, &mut read);
         best = best.min(t.elapsed().as_nanos() as f64 / len as f64);
     }
     best
