@@ -103,13 +103,6 @@ fn edge_wait(tick_counts: f64, cost: f64, budget_s: f64, reads: u64, took_s: f64
         .max(1.0) as u64
 }
 
-/// A block of back-to-back reads laid edge to edge: it starts at the read that sees the
-/// clock change and ends at the first change after `len` reads, so its length is a whole
-/// number of ticks and quantization costs at most a read at each end, not a tick.
-/// Returns the readings at both edges and the reads between them; a clock that does not
-/// change within `wait` reads gives a block that is not edge-aligned (its ends may be
-/// equal) and the caller treats it as it would any block.
-#[inline(never)]
 /// `n` calls of `read`, each result kept from the optimiser: the loop the overhead
 /// experiment times its blocks with, and the one a hand-written loop to compare it with
 /// must use, so both are the same loop on whatever CPU they run (its unrolling and the
@@ -128,6 +121,13 @@ pub fn repeat<T>(n: u64, mut read: impl FnMut() -> T) {
     }
 }
 
+/// A block of back-to-back reads laid edge to edge: it starts at the read that sees the
+/// clock change and ends at the first change after `len` reads, so its length is a whole
+/// number of ticks and quantization costs at most a read at each end, not a tick.
+/// Returns the readings at both edges and the reads between them; a clock that does not
+/// change within `wait` reads gives a block that is not edge-aligned (its ends may be
+/// equal) and the caller treats it as it would any block.
+#[inline(never)]
 fn block<C: Clock + ?Sized>(clock: &mut C, len: u64, wait: u64) -> (u64, u64, u64) {
     let before = clock.read();
     let mut start = before;

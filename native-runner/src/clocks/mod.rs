@@ -34,9 +34,12 @@ pub enum NativeClock {
     Clamp(Box<std_clock::ClampOverInstant>),
     /// A plain clamp over Instant, interpolated (boxed: its calibration makes it large).
     Interpolated(Box<std_clock::InterpolatedClamp>),
-    /// clock_gettime with one clock id.
+    /// clock_gettime with one clock id whose reads read a counter.
     #[cfg(unix)]
-    Gettime(posix::Gettime),
+    Gettime(posix::Gettime<true>),
+    /// clock_gettime with a coarse id (the time at the last timer tick).
+    #[cfg(unix)]
+    GettimeCoarse(posix::Gettime<false>),
     /// gettimeofday.
     #[cfg(unix)]
     Gettimeofday(posix::Gettimeofday),
@@ -75,6 +78,8 @@ macro_rules! each {
             }
             #[cfg(unix)]
             NativeClock::Gettime($c) => $body,
+            #[cfg(unix)]
+            NativeClock::GettimeCoarse($c) => $body,
             #[cfg(unix)]
             NativeClock::Gettimeofday($c) => $body,
             #[cfg(unix)]

@@ -5,8 +5,11 @@ use ticklab::clock::{Clock, ClockInfo, ClockKind, CountPeriod, Ratio};
 
 use super::{unavailable, Entry, NativeClock};
 
-/// clock_gettime with one clock id, in ns.
-pub struct Gettime {
+/// clock_gettime with one clock id, in ns. `CACHED`: the seconds' multiply done once a
+/// second, for the ids whose reads the vDSO fences (it reads the counter); the coarse ids
+/// read no counter and are not fenced, and there the cache's state, loaded anew after
+/// every call, costs more than the multiply (3.8 against 3.5 ns on an Intel guest).
+pub struct Gettime<const CACHED: bool> {
     info: ClockInfo,
     id: libc::clockid_t,
     seconds: Seconds,
@@ -43,7 +46,7 @@ fn timespec_ns(ts: &libc::timespec) -> u64 {
         .wrapping_add(ts.tv_nsec as u64)
 }
 
-impl Clock for Gettime {
+impl<const CACHED: bool> Clock for Gettime<CACHED> {
     fn info(&self) -> &ClockInfo {
         &self.info
     }
@@ -56,8 +59,12 @@ impl Clock for Gettime {
             libc::clock_gettime(self.id, ts.as_mut_ptr());
             ts.assume_init()
         };
-        self.seconds
-            .counts(ts.tv_sec as u64, ts.tv_nsec as u64, 1_000_000_000)
+        if CACHED {
+            self.seconds
+                .counts(ts.tv_sec as u64, ts.tv_nsec as u64, 1_000_000_000)
+        } else {
+            timespec_ns(&ts)
+        }
     }
 }
 
@@ -266,14 +273,21 @@ pub fn add(out: &mut Vec<Entry>) {
         if unsafe { libc::clock_getres(id, &mut ts) } == 0 {
             info = info.with_claim(timespec_ns(&ts) as f64, "clock_getres");
         }
-        out.push(Entry::ready(
-            info.clone(),
-            NativeClock::Gettime(Gettime {
-                info,
+        let coarse = name.ends_with("_COARSE");
+        let clock = if coarse {
+            NativeClock::GettimeCoarse(Gettime {
+                info: info.clone(),
                 id,
                 seconds: Seconds::new(),
-            }),
-        ));
+            })
+        } else {
+            NativeClock::Gettime(Gettime {
+                info: info.clone(),
+                id,
+                seconds: Seconds::new(),
+            })
+        };
+        out.push(Entry::ready(info, clock));
     }
     let us = CountPeriod::Exact {
         ns: Ratio { num: 1000, den: 1 },
