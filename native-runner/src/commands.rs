@@ -98,22 +98,87 @@ impl Visitor for Characterise<'_> {
     }
 }
 
+/// What a clock of this kind is expected to take of a run's time, for its share of a
+/// deadline: a coarse or synthetic clock spends its time budgets (edges come every tick),
+/// a fine one ends on its sample budgets in a few tens of milliseconds.
+fn expected_s(info: &ticklab::ClockInfo, plan: &Plan) -> f64 {
+    let coarse = info.claimed.as_ref().is_none_or(|c| c.ns >= 50_000.0)
+        || info.kind == ticklab::clock::ClockKind::Synthetic;
+    if coarse {
+        plan_s(plan)
+    } else {
+        FINE_CLOCK_S.min(plan_s(plan))
+    }
+}
+
+/// A fine clock's usual share of a run.
+const FINE_CLOCK_S: f64 = 0.025;
+
+/// The time budgets of a plan, added up.
+fn plan_s(plan: &Plan) -> f64 {
+    plan.tick.budget.time_s
+        + plan.overhead.as_ref().map_or(0.0, |o| o.budget.time_s)
+        + plan.fits.iter().map(|(_, f)| f.budget.time_s).sum::<f64>()
+}
+
+/// `plan` cut to `share` seconds in all: the tick first (every other experiment needs it),
+/// then the overhead and the fits in proportion to their budgets; none below a millisecond.
+fn within(plan: &Plan, share: f64) -> Plan {
+    let mut p = plan.clone();
+    if share >= plan_s(plan) {
+        return p;
+    }
+    let floor = |t: f64| t.max(1e-3);
+    p.tick.budget.time_s = floor(plan.tick.budget.time_s.min(share));
+    let rest = (share - p.tick.budget.time_s).max(0.0);
+    let k = rest / (plan_s(plan) - plan.tick.budget.time_s).max(1e-9);
+    if let Some(o) = p.overhead.as_mut() {
+        o.budget.time_s = floor(o.budget.time_s * k);
+    }
+    for (_, f) in &mut p.fits {
+        f.budget.time_s = floor(f.budget.time_s * k);
+    }
+    p
+}
+
 /// Opens each entry in turn and runs the plan on it; unavailable clocks are listed with
-/// their reason. The counters' frequencies are those learnt by the clocks opened.
-fn measure(entries: Vec<Entry>, plan: &Plan) -> Report {
+/// their reason. The counters' frequencies are those learnt by the clocks opened. With a
+/// `deadline` (seconds for all clocks), each clock's budgets are cut to its share of the
+/// time left, in proportion to what its kind is expected to take: a busy machine makes
+/// the clocks' experiments shorter, not the run longer.
+fn measure(entries: Vec<Entry>, plan: &Plan, deadline: Option<f64>) -> Report {
     progress::catch_interrupt();
     let bars = Bars::new();
     let total = entries.len();
+    let started = std::time::Instant::now();
+    let expected: Vec<f64> = entries
+        .iter()
+        .map(|e| match e.clock {
+            Ok(_) => expected_s(&e.info, plan),
+            Err(_) => 0.0,
+        })
+        .collect();
     let mut clocks_run = Vec::new();
     let mut interrupted = None;
-    for e in entries {
+    for (i, e) in entries.into_iter().enumerate() {
         if progress::interrupted() {
             interrupted = Some(format!("before {}", e.info.name));
             break;
         }
         let name = e.info.name.clone();
+        let this = match deadline {
+            Some(d) => {
+                let left = (d - started.elapsed().as_secs_f64()).max(0.0);
+                let share = left * expected[i] / expected[i..].iter().sum::<f64>().max(1e-9);
+                within(plan, share)
+            }
+            None => plan.clone(),
+        };
         let (r, cut) = match e.open() {
-            (_, Ok(mut c)) => c.visit(Characterise { plan, bars: &bars }),
+            (_, Ok(mut c)) => c.visit(Characterise {
+                plan: &this,
+                bars: &bars,
+            }),
             (info, Err(why)) => (ClockReport::unavailable(info, why), false),
         };
         clocks_run.push(r);
@@ -258,6 +323,9 @@ pub fn list(a: ListArgs) -> Result<(), CliError> {
     output::print(&text)
 }
 
+/// The time `ticklab run` gives all its clocks together.
+const RUN_CLOCKS_S: f64 = 1.75;
+
 pub fn run(a: RunArgs) -> Result<(), CliError> {
     // Sample budgets end the experiments on fine clocks within milliseconds (and on slow
     // reads, CPU-time clocks and getrusage, within tens: 15 000 intervals pin a 1 µs or a
@@ -280,7 +348,10 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
         },
     };
     let explicit = !a.clocks.is_empty();
-    let report = measure(select(&a.clocks)?, &plan);
+    // The default run ends within 2 s however busy the machine: its clocks share 1.75 s (the
+    // rest is the command's start and its report). Budgets given with --time are kept.
+    let deadline = a.time.is_none().then_some(RUN_CLOCKS_S);
+    let report = measure(select(&a.clocks)?, &plan, deadline);
     save(&report, a.save.as_deref())?;
     output::emit(&report, &a.output, output::View::Summary)?;
     interrupted(&report, a.save.as_deref())?;
@@ -300,7 +371,7 @@ pub fn tick(a: ExperimentArgs) -> Result<(), CliError> {
         overhead: None,
         fits: vec![],
     };
-    let report = measure(select(&a.select.clocks)?, &plan);
+    let report = measure(select(&a.select.clocks)?, &plan, None);
     save(&report, a.select.save.as_deref())?;
     output::emit(&report, &a.output, output::View::Tick)?;
     interrupted(&report, a.select.save.as_deref())?;
@@ -318,7 +389,7 @@ pub fn overhead(a: ExperimentArgs) -> Result<(), CliError> {
         )?)),
         fits: vec![],
     };
-    let report = measure(select(&a.select.clocks)?, &plan);
+    let report = measure(select(&a.select.clocks)?, &plan, None);
     save(&report, a.select.save.as_deref())?;
     output::emit(&report, &a.output, output::View::Overhead)?;
     interrupted(&report, a.select.save.as_deref())?;
@@ -400,7 +471,7 @@ pub fn fit(a: FitArgs) -> Result<(), CliError> {
         overhead: Some(OverheadOptions::new(budget(None, None, 0.1, 100_000)?)),
         fits: vec![(kind(a.workload), fit)],
     };
-    let report = measure(select(&a.select.clocks)?, &plan);
+    let report = measure(select(&a.select.clocks)?, &plan, None);
     save(&report, a.select.save.as_deref())?;
     output::emit(&report, &a.output, output::View::Fit)?;
     interrupted(&report, a.select.save.as_deref())?;
@@ -424,5 +495,31 @@ mod tests {
     fn names_match_loosely() {
         assert_eq!(canon("CLOCK_MONOTONIC"), canon("monotonic"));
         assert!(select(&["nope".into()]).is_err());
+    }
+
+    /// A clock's share of the run's deadline cuts its fits and overhead before its tick,
+    /// and never gives more than the share (but for the millisecond each experiment keeps).
+    #[test]
+    fn a_share_of_the_deadline_bounds_a_clocks_budgets() {
+        let b = |t: f64| ticklab::run::Budget::new(t, 1000).unwrap();
+        let plan = Plan {
+            tick: ticklab::tick::TickOptions::new(b(0.06)),
+            overhead: Some(ticklab::overhead::OverheadOptions::new(b(0.02))),
+            fits: vec![(
+                ticklab::workload::WorkloadKind::Count,
+                ticklab::fit::FitOptions::new(b(0.15)),
+            )],
+        };
+        assert_eq!(plan_s(&within(&plan, 1.0)), plan_s(&plan));
+        for share in [0.2, 0.1, 0.06, 0.03, 0.0] {
+            let p = within(&plan, share);
+            // Each of the three experiments keeps a millisecond at least.
+            assert!(
+                plan_s(&p) <= share + 0.002 + 1e-12,
+                "{share}: {}",
+                plan_s(&p)
+            );
+            assert_eq!(p.tick.budget.time_s, share.clamp(1e-3, 0.06), "{share}");
+        }
     }
 }
