@@ -26,6 +26,7 @@ const PAGE_GOAL_GZ_BYTES: u64 = 200 * 1000;
 const PAGE_RUN_S: f64 = 5.0;
 
 pub fn run() -> Result<(), String> {
+    let mut load = crate::load::Load::before();
     let root = crate::workspace_root();
     let gz = crate::web::build()?;
     // The figures are measured on a build that has them; the size above is the page's.
@@ -57,7 +58,7 @@ pub fn run() -> Result<(), String> {
     let (bin, report) = crate::lab::measure()?;
     let drivers = crate::browsers::ensure()?;
     let site = target.join("site");
-    let (_server, url) = serve(&bin, &site, &report, &[])?;
+    let (server, url) = serve(&bin, &site, &report, &[])?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -110,13 +111,17 @@ pub fn run() -> Result<(), String> {
     );
     figures.push(weight);
     figures.sort_by_key(|f| f.figure);
+    // The browsers and the server are gone by now: the second after is quiet too.
+    drop(server);
+    load.after();
 
-    let table = markdown(&figures, &agents);
+    let table = markdown(&figures, &agents, &load);
     println!("\n{table}");
     let out = root.join("BENCHMARKS.md");
     std::fs::write(&out, &table).map_err(|e| format!("{}: {e}", out.display()))?;
     let missed: Vec<&Figure> = figures.iter().filter(|f| f.ok == Some(false)).collect();
     println!("written to {}", out.display());
+    println!("load: {}", load.line());
     if missed.is_empty() {
         println!("every target met");
     } else {
@@ -319,13 +324,14 @@ fn machine() -> String {
     )
 }
 
-fn markdown(figures: &[Figure], agents: &[String]) -> String {
+fn markdown(figures: &[Figure], agents: &[String], load: &crate::load::Load) -> String {
     let mut s = String::from(
         "# Benchmarks\n\nWritten by `cargo xtask bench`: every figure measured in one run on one \
          machine, each a ratio or a median. Targets are those of the lab's performance goals; \
          rows marked \"contrast\" have none and are there to compare.\n\n",
     );
     s.push_str(&format!("- Machine: {}\n", machine()));
+    s.push_str(&format!("- Load: {}\n", load.line()));
     for a in agents {
         s.push_str(&format!("- Browser: {a}\n"));
     }

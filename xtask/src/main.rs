@@ -4,6 +4,7 @@ mod bench;
 mod browsers;
 mod cross;
 mod lab;
+mod load;
 mod shot;
 mod web;
 
