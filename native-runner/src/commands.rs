@@ -100,19 +100,26 @@ impl Visitor for Characterise<'_> {
 
 /// What a clock of this kind is expected to take of a run's time, for its share of a
 /// deadline: a coarse or synthetic clock spends its time budgets (edges come every tick),
-/// a fine one ends on its sample budgets in a few tens of milliseconds.
+/// a clock whose tick no run can see (time()'s second) only its tick's, a CPU-time clock
+/// (charged at the scheduler's tick, or a system call a read) about a tenth of a second,
+/// and a fine one ends on its sample budgets within milliseconds.
 fn expected_s(info: &ticklab::ClockInfo, plan: &Plan) -> f64 {
-    let coarse = info.claimed.as_ref().is_none_or(|c| c.ns >= 50_000.0)
-        || info.kind == ticklab::clock::ClockKind::Synthetic;
-    if coarse {
+    use ticklab::clock::ClockKind;
+    let claim = info.claimed.as_ref().map(|c| c.ns);
+    if claim.is_some_and(|ns| ns >= 1e8) {
+        plan.tick.budget.time_s
+    } else if info.kind == ClockKind::Synthetic || claim.is_some_and(|ns| ns >= 50_000.0) {
         plan_s(plan)
+    } else if matches!(info.kind, ClockKind::ProcessCpu | ClockKind::ThreadCpu) {
+        CPU_CLOCK_S.min(plan_s(plan))
     } else {
         FINE_CLOCK_S.min(plan_s(plan))
     }
 }
 
-/// A fine clock's usual share of a run.
-const FINE_CLOCK_S: f64 = 0.025;
+/// A fine clock's usual share of a run, and a CPU-time clock's.
+const FINE_CLOCK_S: f64 = 0.01;
+const CPU_CLOCK_S: f64 = 0.15;
 
 /// The time budgets of a plan, added up.
 fn plan_s(plan: &Plan) -> f64 {
@@ -324,7 +331,7 @@ pub fn list(a: ListArgs) -> Result<(), CliError> {
 }
 
 /// The time `ticklab run` gives all its clocks together.
-const RUN_CLOCKS_S: f64 = 1.75;
+const RUN_CLOCKS_S: f64 = 1.9;
 
 pub fn run(a: RunArgs) -> Result<(), CliError> {
     // Sample budgets end the experiments on fine clocks within milliseconds (and on slow
@@ -348,7 +355,7 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
         },
     };
     let explicit = !a.clocks.is_empty();
-    // The default run ends within 2 s however busy the machine: its clocks share 1.75 s (the
+    // The default run ends within 2 s however busy the machine: its clocks share 1.9 s (the
     // rest is the command's start and its report). Budgets given with --time are kept.
     let deadline = a.time.is_none().then_some(RUN_CLOCKS_S);
     let report = measure(select(&a.clocks)?, &plan, deadline);
