@@ -2181,9 +2181,13 @@ fn a_class_of_60_big_reports_keeps_the_page_responsive_and_hostile_text_stays_te
         .arg(&small)
         .output()
         .expect("ticklab runs")
-        .status
-        .success();
-    assert!(ok, "ticklab run --save failed");
+        .status;
+    // On a busy machine a coarse clock may fail an experiment in 50 ms (exit 1, the report
+    // saved with the reason): any saved report serves.
+    assert!(
+        matches!(ok.code(), Some(0 | 1)) && small.is_file(),
+        "ticklab run --save failed: {ok}"
+    );
     let (json, shown, changed, strings) = hostile_report(&std::fs::read_to_string(&small).unwrap());
     let name = "<img src=x onerror=self.pwned=9>.json";
     std::fs::write(files.join(name), json).unwrap();
