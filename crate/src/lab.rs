@@ -110,7 +110,7 @@ fn characterise_into<C: Clock + ?Sized>(
         let mut w = build(*kind);
         let fitted = match fit::measure(clock, w.as_mut(), tick, per_read, &mut run, opts) {
             // Too coarse for runs of many ticks in this budget (it says so before spending
-            // any): runs of a tick or less, timed through interpolation, where it can be.
+            // any): runs of a few ticks or less, timed through interpolation, where it can be.
             Err(first @ Error::BudgetExhausted { .. }) if opts.n_range.is_none() => {
                 let tried = (tick >= 2.0)
                     .then(|| fit::measure_interpolated(clock, w.as_mut(), tick, &mut run, opts));

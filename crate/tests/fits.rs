@@ -411,3 +411,35 @@ fn a_clock_too_coarse_for_its_budget_is_fitted_through_interpolation() {
     assert!(f.elapsed_s <= 0.2, "{} s", f.elapsed_s);
     assert!((tl.now_ps() - from) as f64 * 1e-12 < 0.4);
 }
+
+#[test]
+fn an_interpolated_fit_with_budget_to_spare_spreads_its_runs_over_several_ticks() {
+    // A run's error is a share of one part-tick's pace, whatever its length: given time, the
+    // runs span up to 4 ticks, so the sizes spread far wider than that error. 0.6 s holds
+    // no plain fit of 12 sizes (runs of 20 ticks) but 36 runs of up to 4 ticks.
+    let tl = Timeline::new(0);
+    let mut clock = four_ms_clamp(&tl);
+    let mut sw = tl.stopwatch();
+    let mut q = quiet;
+    let mut fit_opts = FitOptions::new(Budget::new(0.6, 1_000_000).unwrap());
+    fit_opts.points = 12;
+    let plan = Plan {
+        tick: TickOptions::new(Budget::new(0.1, 15_000).unwrap()),
+        overhead: None,
+        fits: vec![(WorkloadKind::Count, fit_opts)],
+    };
+    let r = ticklab::lab::characterise_with(&mut clock, &mut sw, &mut q, &plan, &mut |_| {
+        Box::new(SimWork::new(&tl, 40_000.0, 1_700.0, 0, 9))
+    })
+    .unwrap();
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    let f = &r.fits[0];
+    let slope = f.slope_ns.unwrap();
+    assert!((slope / 1.7 - 1.0).abs() < 0.001, "slope {slope} ns a unit");
+    let ns = f.ns_per_count.unwrap();
+    let longest = f.points.iter().map(|p| p.min).fold(0.0, f64::max) * ns;
+    let shortest = f.points.iter().map(|p| p.min).fold(f64::MAX, f64::min) * ns;
+    assert!(longest > 12e6 && longest <= 16.5e6, "{longest} ns");
+    assert!(shortest < 0.3 * longest, "{shortest} ns of {longest}");
+    assert!(f.elapsed_s <= 0.65, "{} s", f.elapsed_s);
+}

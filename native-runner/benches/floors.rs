@@ -418,7 +418,7 @@ fn sub_tick(out: &mut Vec<Figure>) {
                 );
                 if interpolate {
                     f.note.push_str(
-                        "; runs shorter than the tick, timed through interpolation as the lab \
+                        "; runs of 1 to 4 ticks, timed through interpolation as the lab \
                          times a clock too coarse for its budget; both slopes by least squares \
                          over every run",
                     );

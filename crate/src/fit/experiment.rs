@@ -183,9 +183,10 @@ const INTERPOLATION_EDGES: u64 = 3;
 
 /// [`measure`] for a clock whose tick is too coarse for the budget to hold runs of many
 /// ticks: each run begins on an edge and ends by counting reads to the next one
-/// (interpolation, Schwarz et al., "Fantastic Timers"), so runs of one tick or less are timed
-/// to a few reads. Sizes run from a quarter to all of the work of half a tick or more (sized by
-/// the stopwatch: choosing N measures nothing): runs shorter than the tick, back to back.
+/// (interpolation, Schwarz et al., "Fantastic Timers"), so runs of a few ticks or less are
+/// timed to a few reads. Sizes run from a quarter to all of the work of 4, 2 or 1 ticks, the
+/// longest whose 20 runs the budget holds, else of half a tick or more (sized by the
+/// stopwatch: choosing N measures nothing).
 /// Needs a known period, a tick of at least 2 counts and edges at regular times.
 pub fn measure_interpolated<C: Clock + ?Sized, W: Workload + ?Sized>(
     clock: &mut C,
@@ -238,12 +239,13 @@ fn interpolated_inner<C: Clock + ?Sized, W: Workload + ?Sized>(
     let tick_s = tick_counts * ns * 1e-9;
     let max = workload.max_n();
     let mut n = 1u64;
-    loop {
+    let took_s = loop {
         workload.prepare(n)?;
         let t = run.elapsed();
         workload.run(n);
-        if run.elapsed() - t >= tick_s / 2.0 || n >= max {
-            break;
+        let took = run.elapsed() - t;
+        if took >= tick_s / 2.0 || n >= max {
+            break took;
         }
         if run.check(0)?.is_some() {
             return Err(Error::BudgetExhausted {
@@ -256,7 +258,7 @@ fn interpolated_inner<C: Clock + ?Sized, W: Workload + ?Sized>(
             });
         }
         n = (n * 2).min(max);
-    }
+    };
     // A wall clock may step; over a fit's fraction of a second a step would spoil a run
     // or two, which the per-size minima leave out, so its edges are trusted here. As trait
     // objects, the interpolation and the fit are the code the page's own clocks run (one
@@ -283,11 +285,10 @@ fn interpolated_inner<C: Clock + ?Sized, W: Workload + ?Sized>(
     }
     let mut o = opts.clone();
     let spent_s = run.elapsed();
-    // A run costs about two ticks (half a tick's work or less, the wait for the edge after
-    // it, the tick that gives the pace): sizes few enough for five runs each.
-    let affordable = (opts.budget.time_s - spent_s) / (2.0 * tick_s);
+    let left_s = opts.budget.time_s - spent_s;
+    let (top, affordable) = interpolated_sizes(n, took_s / tick_s, max, left_s / tick_s);
     o.points = ((affordable / 5.0) as usize).clamp(2, o.points.max(2));
-    o.n_range = Some(((n / 4).max(1), n.max(2)));
+    o.n_range = Some(((top / 4).max(1), top.max(2)));
     o.budget.time_s = (opts.budget.time_s - spent_s).max(0.0);
     let per_tick = ic.calibration().per_tick;
     let count_ns = ic.info().period.ns_per_count().unwrap_or(f64::NAN);
@@ -322,6 +323,33 @@ fn interpolated_inner<C: Clock + ?Sized, W: Workload + ?Sized>(
     ));
     fit.elapsed_s += spent_s;
     Ok((fit, theirs))
+}
+
+/// Longest runs, in ticks, an interpolated fit tries first. Each run's error is the pace
+/// of reads in the part of a tick after it (a machine's pace wanders by 5 % and more from one
+/// tick to the next), so it is some share of a tick whatever the run's length: runs spanning
+/// several ticks spread the sizes far wider than that error, where runs shorter than a tick
+/// barely do, and they decouple the reads counted from the size (a run half a tick long
+/// always leaves half a tick to count, at a pace other than the next tick's).
+const INTERPOLATED_TICKS: [f64; 3] = [4.0, 2.0, 1.0];
+
+/// Fewest runs the longest sizes must leave room for before shorter ones are taken instead.
+const INTERPOLATED_RUNS: f64 = 20.0;
+
+/// The largest size of an interpolated fit and how many runs the budget holds: `n` is the
+/// work of `ticks` of a tick (half a tick or more), `left` the budget left in ticks. A run
+/// costs its work, the wait for the edge after it (half a tick on average) and the tick
+/// that gives the pace; sizes spread from a quarter of the largest up.
+fn interpolated_sizes(n: u64, ticks: f64, max: u64, left: f64) -> (u64, f64) {
+    let cost = |l: f64| 0.625 * l + 1.5;
+    let per_tick = n as f64 / ticks.max(1e-9);
+    for l in INTERPOLATED_TICKS {
+        let top = (per_tick * l).min(max as f64) as u64;
+        if top > n && left / cost(l) >= INTERPOLATED_RUNS {
+            return (top, left / cost(l));
+        }
+    }
+    (n, left / cost(ticks))
 }
 
 /// A clock that times the same runs as the clock under test, and its tick in its counts.

@@ -8,7 +8,7 @@
 //! Subtracting a straight line from tick-quantized timings leaves a Moiré sawtooth; a step
 //! function with the fitted slope and the tick's quantization leaves flat bands instead.
 //! A clock too coarse for its budget to hold runs of many ticks is fitted through
-//! interpolation instead: runs of a tick or less, each begun on an edge and ended by counting
+//! interpolation instead: runs of a few ticks or less, each begun on an edge and ended by counting
 //! reads to the next.
 
 //!
