@@ -18,7 +18,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::Performance;
 
 use crate::catalogue::{self, ClockId, Context};
-use crate::web::{build, counter_clock, interpolated_over_counter, performance, SharedCounter};
+use crate::clocks::{build, counter_clock, interpolated_over_counter, performance, SharedCounter};
 
 fn row(
     figure: u8,

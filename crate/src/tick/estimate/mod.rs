@@ -1,0 +1,622 @@
+//! The tick estimators: from intervals to the largest step that divides them.
+//!
+//! The tick divides every interval (Krutar), but measured intervals are off by up to one
+//! quantum of the data (a truncated nanosecond, a printed decimal), some are outliers, and
+//! any small enough candidate "explains" everything. So a candidate tick τ is accepted only
+//! when it explains nearly every interval to within its tolerance (at least one quantum) AND
+//! that share is far above what chance gives at that tolerance (a binomial test); the largest
+//! such τ wins. When none is coarser than the quantum, the answer is the quantum itself, as
+//! an upper bound, or no tick at all for values on no grid (averages).
+//!
+//! Candidates are the smallest values and the smallest steps of diff(sort()) divided by
+//! 1, 2, 3...; each is first tried on a ladder of values climbing in small ratios (so its
+//! multiple is never ambiguous), refining τ by least squares as it climbs; the survivors are
+//! scored on the data, largest first.
+
+use serde::{Deserialize, Serialize};
+
+use super::exact::{self, Exact};
+use super::quantum::Quantum;
+use crate::error::{invalid, Error, Result};
+use crate::stats;
+
+mod judge;
+mod numeric;
+mod score;
+mod search;
+
+use judge::*;
+use numeric::*;
+use score::*;
+use search::*;
+
+/// How tolerant the estimate is, beyond the data's quantum.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EstimatorOptions {
+    /// An interval within `rel_tolerance × tick` of a multiple counts as explained when that
+    /// is more than one quantum (the jitter of a coarse clock's updates).
+    pub rel_tolerance: f64,
+    /// Least share of intervals a tick must explain to be accepted.
+    pub min_share: f64,
+    /// Largest divisor tried on each candidate base value.
+    pub max_divisor: u32,
+}
+
+impl Default for EstimatorOptions {
+    fn default() -> Self {
+        Self {
+            rel_tolerance: 0.03,
+            min_share: 0.92,
+            max_divisor: 1 << 20,
+        }
+    }
+}
+
+impl EstimatorOptions {
+    fn validate(&self) -> Result<()> {
+        if !(self.rel_tolerance.is_finite() && (0.0..0.25).contains(&self.rel_tolerance)) {
+            return Err(invalid(
+                "relative tolerance",
+                format!("{}; expected 0 to 0.25", self.rel_tolerance),
+            ));
+        }
+        if !(self.min_share >= 0.5 && self.min_share <= 1.0) {
+            return Err(invalid(
+                "minimum share",
+                format!("{}; expected 0.5 to 1", self.min_share),
+            ));
+        }
+        if !(1..=1 << 24).contains(&self.max_divisor) {
+            return Err(invalid(
+                "maximum divisor",
+                format!("{}; expected 1 to {}", self.max_divisor, 1 << 24),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// How the estimate was reached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Method {
+    /// Exact GCD of integer intervals: it divides every one.
+    ExactGcd,
+    /// The largest tick that explains nearly every interval far beyond chance, refined by
+    /// least squares.
+    Robust,
+    /// Written by schema 1 only: no tick explained the minimum share, and the best was given.
+    BestEffort,
+    /// No tick coarser than the data's quantum fits: the tick is at most the quantum.
+    Precision,
+    /// The values lie on no step at all (averages, ratios): there is no tick to give.
+    NoTick,
+}
+
+/// A tick estimate, in the unit of the data it came from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TickEstimate {
+    /// The estimated tick. For [`Method::Precision`] the quantum, an upper bound; for
+    /// [`Method::NoTick`] the float noise allowed, not a tick.
+    pub tick: f64,
+    /// Standard error of the tick from the least-squares refinement (0 when exact).
+    pub uncertainty: f64,
+    /// The tick as an exact number, when the data pin it down (250, 125/3, 10⁹/3 222 557).
+    #[serde(default)]
+    pub exact: Option<Exact>,
+    /// Share of the positive intervals within tolerance of a multiple of the tick.
+    pub share_explained: f64,
+    /// Share of the intervals that are not multiples but pair up into them: reads that
+    /// caught the clock mid-step (1 + 25 = 26 counts).
+    #[serde(default)]
+    pub straddles: f64,
+    /// Share a tick this size would explain by chance at the same tolerance.
+    #[serde(default)]
+    pub chance: f64,
+    /// The data's own precision.
+    #[serde(default)]
+    pub quantum: Quantum,
+    /// How it was reached.
+    pub method: Method,
+    /// Positive finite intervals used.
+    pub intervals: u64,
+    /// Zero intervals (uninformative: a multiple of any tick).
+    pub zeros: u64,
+    /// Values refused: NaN, infinite or negative.
+    pub rejected: u64,
+    /// The first answer of "Finding Timer Resolution and Overhead": the smallest non-zero
+    /// interval.
+    pub smallest_nonzero: f64,
+    /// Its second answer: the smallest non-zero step of diff(sort()).
+    pub smallest_diff_sort: Option<f64>,
+    /// Whether the estimate deserves confidence; `caveats` say why not.
+    pub reliable: bool,
+    /// What limits the estimate.
+    pub caveats: Vec<String>,
+}
+
+impl TickEstimate {
+    /// Whether a tick was found: not just the data's precision, and not "no tick".
+    pub fn found(&self) -> bool {
+        matches!(self.method, Method::ExactGcd | Method::Robust)
+    }
+}
+
+/// Fewest intervals for an estimate to be called reliable.
+pub(crate) const MIN_RELIABLE: u64 = 10;
+/// Exact GCD of the non-zero values; 0 when there is none.
+pub fn exact_gcd(intervals: &[u64]) -> u64 {
+    intervals.iter().fold(
+        0u64,
+        |g, &d| {
+            if d == 0 {
+                g
+            } else {
+                crate::clock::gcd(g, d)
+            }
+        },
+    )
+}
+
+/// Estimates the tick of integer intervals (wrapped differences of counts of a counter):
+/// the exact GCD, unless a larger tick explains nearly all intervals (straddling reads or a
+/// few outliers spoil a GCD; a non-integer tick written in whole counts has none).
+pub fn estimate_counts(intervals: &[u64], opts: &EstimatorOptions) -> Result<TickEstimate> {
+    estimate_counts_with(intervals, Quantum::Count, None, opts)
+}
+
+/// [`estimate_counts`] for counts whose readings are `quantum` apart (a float clock's
+/// spacing) and last `count_s` seconds each, when known (for exact frequencies).
+pub fn estimate_counts_with(
+    intervals: &[u64],
+    quantum: Quantum,
+    count_s: Option<f64>,
+    opts: &EstimatorOptions,
+) -> Result<TickEstimate> {
+    let g = exact_gcd(intervals);
+    if g == 0 {
+        return Err(Error::NoData(
+            "no non-zero interval: the clock never advanced between readings".into(),
+        ));
+    }
+    let values: Vec<f64> = intervals.iter().map(|&d| d as f64).collect();
+    let mut est = estimate(&values, quantum, count_s, opts)?;
+    let gf = g as f64;
+    let spoiled = est.method == Method::Robust && est.tick > gf * (1.0 + opts.rel_tolerance);
+    if !spoiled && quantum == Quantum::Count {
+        // The GCD divides every interval exactly, and a counter has nothing finer than a
+        // count: it is the tick, unless a coarser one explained nearly all of them.
+        est.tick = gf;
+        est.uncertainty = 0.0;
+        est.exact = Exact::new(g, 1);
+        est.share_explained = 1.0;
+        est.straddles = 0.0;
+        est.chance = (1.0 / gf).min(1.0);
+        est.method = Method::ExactGcd;
+        // The robust search's caveats were of its own tick (a beat that fits as well,
+        // straddles, misses): the GCD divides every interval exactly, so only the number of
+        // intervals and a single level still limit it.
+        let single = est.caveats.iter().any(|c| c.starts_with(SINGLE_LEVEL));
+        est.caveats.clear();
+        if single {
+            est.caveats.push(single_level_caveat());
+        }
+        if est.intervals < MIN_RELIABLE {
+            est.caveats.push(few_intervals_caveat(est.intervals));
+        }
+        est.reliable = est.intervals >= MIN_RELIABLE && !single;
+    } else if spoiled {
+        est.caveats.push(format!(
+            "the exact GCD is {g}: some intervals are not whole multiples of the tick"
+        ));
+    }
+    Ok(est)
+}
+
+/// Estimates the tick of real-valued intervals (durations in seconds, milliseconds...),
+/// with the quantum read off the values themselves ([`Quantum::infer`]). NaN, infinite and
+/// negative values are counted as rejected, zeros as uninformative.
+pub fn estimate_values(values: &[f64], opts: &EstimatorOptions) -> Result<TickEstimate> {
+    let (quantum, finer) = Quantum::infer_with_finer(values);
+    estimate_with_finer(values, quantum, finer, None, opts)
+}
+
+/// [`estimate`] at `quantum`, and when nothing coarser fits, at the `finer` quantum of
+/// doubles whose grid may be their tick (0.1 ms of a clamped performance.now).
+pub fn estimate_with_finer(
+    values: &[f64],
+    quantum: Quantum,
+    finer: Option<Quantum>,
+    unit_s: Option<f64>,
+    opts: &EstimatorOptions,
+) -> Result<TickEstimate> {
+    opts.validate()?;
+    let p = Prepared::new(values)?;
+    let e = estimate_prepared(&p, quantum, unit_s, opts, None)?;
+    match finer {
+        // The values lie on the coarse grid, so the tick is a whole number of its steps.
+        // Multiples of a few steps were tried at the coarse quantum but could not stand
+        // out from chance there (two steps explain half of any values on it); at the finer
+        // quantum they can. The largest that explains the values wins (20 µs, not 10 µs,
+        // for an isolated Firefox's performance.now written with float noise).
+        Some(f) if !e.found() => {
+            let coarse = quantum.step();
+            let top = (p.sorted[p.sorted.len() - 1] / coarse)
+                .floor()
+                .clamp(1.0, 64.0) as usize;
+            let multiples: Vec<f64> = (1..=top).rev().map(|k| k as f64 * coarse).collect();
+            let again = estimate_prepared(&p, f, unit_s, opts, Some(&multiples))?;
+            Ok(if again.found() { again } else { e })
+        }
+        _ => Ok(e),
+    }
+}
+
+const SINGLE_LEVEL: &str = "every interval has the same length";
+const PRECISION_CAVEAT: &str = "nothing coarser than the data's own precision";
+
+/// The estimate of values written to `quantum`, in a unit of `unit_s` seconds when known
+/// (it lets a tick be pinned to an exact frequency).
+pub fn estimate(
+    values: &[f64],
+    quantum: Quantum,
+    unit_s: Option<f64>,
+    opts: &EstimatorOptions,
+) -> Result<TickEstimate> {
+    estimate_among(values, quantum, unit_s, opts, None)
+}
+
+/// The positive finite values, sorted, and what was left out.
+struct Prepared {
+    sorted: Vec<f64>,
+    zeros: u64,
+    rejected: u64,
+}
+
+impl Prepared {
+    fn new(values: &[f64]) -> Result<Self> {
+        let mut rejected = 0u64;
+        let mut zeros = 0u64;
+        let mut bits: Vec<u64> = Vec::with_capacity(values.len());
+        for &x in values {
+            if !(x.is_finite() && x >= 0.0) {
+                rejected += 1;
+            } else if x == 0.0 {
+                zeros += 1;
+            } else {
+                bits.push(x.to_bits());
+            }
+        }
+        if bits.is_empty() {
+            return Err(Error::NoData(format!(
+                "no positive finite interval among {} values ({zeros} zero, {rejected} refused)",
+                values.len()
+            )));
+        }
+        // Positive doubles sort as their bits do, and integers sort fast.
+        radix_sort(&mut bits);
+        Ok(Self {
+            sorted: bits.into_iter().map(f64::from_bits).collect(),
+            zeros,
+            rejected,
+        })
+    }
+}
+
+/// [`estimate`], trying only the ticks `only` (in the data's unit) when given.
+fn estimate_among(
+    values: &[f64],
+    quantum: Quantum,
+    unit_s: Option<f64>,
+    opts: &EstimatorOptions,
+    only: Option<&[f64]>,
+) -> Result<TickEstimate> {
+    opts.validate()?;
+    estimate_prepared(&Prepared::new(values)?, quantum, unit_s, opts, only)
+}
+
+fn estimate_prepared(
+    p: &Prepared,
+    quantum: Quantum,
+    unit_s: Option<f64>,
+    opts: &EstimatorOptions,
+    only: Option<&[f64]>,
+) -> Result<TickEstimate> {
+    let step = quantum.step();
+    if !(step.is_finite() && step > 0.0) {
+        return Err(invalid(
+            "quantum",
+            format!("a step of {step}; expected finite and positive"),
+        ));
+    }
+    let space = Space {
+        grid: quantum.on_grid(),
+        q_tol: if quantum.on_grid() { 1.0 - 1e-6 } else { 1.0 },
+        rel: opts.rel_tolerance,
+    };
+    let (zeros, rejected) = (p.zeros, p.rejected);
+    // Everything below is in steps of the quantum (whole numbers on a grid), in order.
+    let u: Vec<f64> = p
+        .sorted
+        .iter()
+        .map(|&x| {
+            let s = x / step;
+            if space.grid {
+                rnd(s).max(1.0)
+            } else {
+                s
+            }
+        })
+        .collect();
+    if !u[u.len() - 1].is_finite() {
+        return Err(Error::NoData(format!(
+            "the intervals are too large to estimate a tick from (largest {:e})",
+            p.sorted[p.sorted.len() - 1]
+        )));
+    }
+    let smallest_nonzero = u[0] * step;
+    let gaps = small_gaps(&u, space.q_tol * 0.5);
+    let smallest_diff_sort = if zeros > 0 {
+        Some(gaps.first().map_or(u[0], |g| g.min(u[0])) * step)
+    } else {
+        gaps.first().map(|g| g * step)
+    };
+
+    let mut est = TickEstimate {
+        tick: step,
+        uncertainty: 0.0,
+        exact: None,
+        share_explained: 0.0,
+        straddles: 0.0,
+        chance: 1.0,
+        quantum,
+        method: if quantum.is_precision() {
+            Method::Precision
+        } else {
+            Method::NoTick
+        },
+        intervals: u.len() as u64,
+        zeros,
+        rejected,
+        smallest_nonzero,
+        smallest_diff_sort,
+        reliable: false,
+        caveats: Vec::new(),
+    };
+    let n = u.len() as u64;
+    if u[u.len() - 1] - u[0] < space.q_tol {
+        // One level: it is a multiple of the tick, nothing says which.
+        est.tick = stats::mean(&u) * step;
+        est.share_explained = 1.0;
+        est.method = Method::Robust;
+        est.caveats.push(single_level_caveat());
+        return Ok(est);
+    }
+    let only: Option<Vec<f64>> = only.map(|o| o.iter().map(|t| t / step).collect());
+    let search = search(&u, &gaps, &space, opts, only.as_deref());
+    match search.found {
+        Some(f) => {
+            // Every tick between lo and hi explains the hits as well: the uncertainty is at
+            // least the spread of that range (as a standard deviation, width/√12), however
+            // small the least-squares error.
+            let (lo, hi) = (f.score.lo, f.score.hi);
+            let mut range = if lo <= f.tau && f.tau <= hi && hi.is_finite() {
+                (hi - lo) / 12f64.sqrt()
+            } else {
+                0.0
+            };
+            // Values that span few multiples fit a beat of the tick as well (k ticks of τ
+            // are k − 1 of τ·k/(k − 1)): when one does, the data cannot tell the two apart,
+            // and the uncertainty spans both.
+            let some = stats::decimate(&u, 1 << 12);
+            let k = rnd(some[some.len() / 2] / f.tau).max(1.0);
+            let mut beats = Vec::new();
+            for j in [-1.0, 1.0] {
+                let b = f.tau * k / (k + j);
+                // A beat chance alone would credit as much (1.67 steps on a grid of whole
+                // steps) could never be a tick: it spans nothing.
+                let s = score(&some, b, f.tol, &space);
+                if k + j >= 1.0 && s.chance <= MAX_CHANCE && s.share >= f.score.share - 2e-3 {
+                    range = range.max((b - f.tau).abs());
+                    beats.push(b * step);
+                }
+            }
+            if !beats.is_empty() {
+                est.caveats.push(format!(
+                    "the values span few multiples of the tick: {} fit{} them as well, and the \
+                     uncertainty spans {}",
+                    beats
+                        .iter()
+                        .map(|b| short(*b))
+                        .collect::<Vec<_>>()
+                        .join(" and "),
+                    if beats.len() == 1 { "s" } else { "" },
+                    if beats.len() == 1 { "it" } else { "them" }
+                ));
+            }
+            est.tick = f.tau * step;
+            est.uncertainty = f.se.max(range) * step;
+            est.share_explained = f.score.share;
+            est.straddles = f.score.paired;
+            est.chance = f.chance;
+            est.method = Method::Robust;
+            // Exact forms are held against a sample of the values, enough to tell shares
+            // apart by a tenth of a percent.
+            let some = stats::decimate(&u, 1 << 16);
+            let base = score(&some, f.tau, f.tol, &space).share;
+            est.exact = exact::snap(f.tau, f.se.max(range), step, unit_s, base, |t| {
+                score(&some, t, f.tol, &space).share
+            });
+            if let Some(e) = est.exact {
+                est.tick = e.value();
+            }
+            if let Some((a, b)) = f.score.pair {
+                est.caveats.push(format!(
+                    "{:.2}% of the intervals are straddles: reads that caught the clock \
+                     mid-step, in pairs that add up to whole ticks ({} + {} = {})",
+                    f.score.paired * 100.0,
+                    short(a * step),
+                    short(b * step),
+                    short((a + b) * step)
+                ));
+            }
+            let missed = 1.0 - f.score.share - f.score.paired;
+            if missed > 0.0 {
+                est.caveats.push(format!(
+                    "{:.2}% of the intervals are not multiples of the tick (outliers, steps or \
+                     noise)",
+                    missed * 100.0
+                ));
+            }
+            if n < MIN_RELIABLE {
+                est.caveats.push(few_intervals_caveat(n));
+            }
+            est.reliable = n >= MIN_RELIABLE;
+        }
+        None => {
+            est.share_explained = if quantum.on_grid() { 1.0 } else { 0.0 };
+            let reached = search.down_to * step;
+            if quantum.is_precision() && reached > 2.5 * step {
+                // Ticks below the reach of the search are not ruled out: the bound is
+                // where the search stopped, not the data's precision.
+                est.tick = reached;
+                est.caveats.push(format!(
+                    "no tick tried, from {} up, explains the intervals beyond chance: the \
+                     tick is at most that; finer ones, down to the data's own precision ({}), \
+                     cannot be searched for in values this long",
+                    short(reached),
+                    short(step)
+                ));
+            } else if quantum.is_precision() {
+                est.caveats.push(format!(
+                    "{PRECISION_CAVEAT} ({}) explains the intervals beyond chance: the tick \
+                     is at most that",
+                    short(step)
+                ));
+            } else {
+                est.caveats.push(
+                    "no tick found: the values lie on no step (doubles at full precision); \
+                     averages over many runs have no tick"
+                        .into(),
+                );
+            }
+            if let Some(b) = search.best {
+                est.caveats.push(format!(
+                    "the best candidate, {}, explains {:.1}% of the intervals where chance \
+                     gives {:.1}%: too few for a tick",
+                    short(b.tau * step),
+                    (b.score.share + b.score.paired) * 100.0,
+                    b.chance * 100.0
+                ));
+            }
+        }
+    }
+    Ok(est)
+}
+
+fn single_level_caveat() -> String {
+    format!(
+        "{SINGLE_LEVEL}: the tick divides it but may be smaller; vary the intervals to see \
+         further"
+    )
+}
+
+fn few_intervals_caveat(n: u64) -> String {
+    format!(
+        "only {n} positive intervals: the tick is an upper bound; more intervals can only lower it"
+    )
+}
+
+/// A number in a caveat: six significant digits, no more.
+fn short(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let places = (5 - x.abs().log10().floor() as i32).clamp(0, 17) as usize;
+    let s = format!("{x:.places$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_gcd_ignores_zeros() {
+        assert_eq!(exact_gcd(&[0, 12, 18, 0, 30]), 6);
+        assert_eq!(exact_gcd(&[0, 0]), 0);
+    }
+
+    #[test]
+    fn chance_on_a_grid_counts_grid_points() {
+        let s = Space {
+            grid: true,
+            q_tol: 1.0 - 1e-6,
+            rel: 0.0,
+        };
+        let spread: Vec<f64> = (1..4000).map(f64::from).collect();
+        // A whole tick of 3 steps explains a third of the integers, exactly.
+        assert!((s.chance(3.0, s.q_tol, &spread) - 1.0 / 3.0).abs() < 1e-3);
+        // 2.5 steps: every other multiple is a whole number.
+        assert!((s.chance(2.5, s.q_tol, &spread) - 0.6).abs() < 1e-2);
+        // 10.015 steps: two grid points near almost every multiple.
+        assert!((s.chance(10.015, s.q_tol, &spread) - 2.0 / 10.015).abs() < 2e-3);
+        // A hair off 2 steps: far out, both neighbours of every multiple.
+        let far: Vec<f64> = (50_000..60_000).map(f64::from).collect();
+        assert!(s.chance(2.000_000_001, s.q_tol, &far) > 0.95);
+        let f = Space { grid: false, ..s };
+        assert!((f.chance(100.0, 1.0, &spread) - 0.02).abs() < 1e-12);
+    }
+
+    #[test]
+    fn radix_sort_sorts() {
+        let mut rng = crate::rng::SplitMix64::new(3);
+        let mut v: Vec<u64> = (0..10_000)
+            .map(|i| match i % 3 {
+                0 => (1.0 + rng.unit() * 1e6).to_bits(),
+                1 => rng.next_u64(),
+                _ => 42,
+            })
+            .collect();
+        let mut want = v.clone();
+        want.sort_unstable();
+        radix_sort(&mut v);
+        assert_eq!(v, want);
+    }
+
+    #[test]
+    fn tail_bound() {
+        assert_eq!(ln_tail(100.0, 0.5, 0.5), 0.0);
+        assert!((ln_tail(10.0, 1.0, 0.1) - 10.0 * 0.1f64.ln()).abs() < 1e-9);
+        assert!(ln_tail(1000.0, 0.99, 0.98) > -20.0);
+    }
+
+    #[test]
+    fn bad_options_are_refused() {
+        let o = EstimatorOptions {
+            min_share: 0.0,
+            ..Default::default()
+        };
+        assert!(estimate_values(&[1.0], &o).is_err());
+        assert!(estimate_values(&[f64::NAN, -1.0, 0.0], &EstimatorOptions::default()).is_err());
+    }
+
+    /// An Intel TSC's back-to-back deltas (34 to 48 counts, all even): the exact GCD, 2
+    /// counts, with no caveat of the robust search's (a beat near 1.95 that "fits as well"
+    /// would contradict an exact tick of uncertainty 0).
+    #[test]
+    fn an_exact_gcd_keeps_no_caveat_of_another_tick() {
+        let mut rng = crate::rng::SplitMix64::new(4);
+        let d: Vec<u64> = (0..20_000).map(|_| 34 + 2 * rng.below(8)).collect();
+        let e = estimate_counts(&d, &EstimatorOptions::default()).unwrap();
+        assert_eq!(
+            (e.tick, e.uncertainty, e.method),
+            (2.0, 0.0, Method::ExactGcd)
+        );
+        assert!(e.caveats.is_empty(), "{:?}", e.caveats);
+    }
+}

@@ -1,0 +1,241 @@
+//! The page's clocks as the core's: performance.now, Date, the shared counter, the
+//! clamps and interpolations built on them.
+
+use js_sys::Int32Array;
+use ticklab::clock::{Clock, ClockInfo, ClockKind, CountPeriod, FloatClock};
+use ticklab::interpolate::Interpolated;
+use ticklab::run::Stopwatch;
+use ticklab::synthetic::{Clamp, ClampStyle, ClockTime, Jiffy, RoundedNs, SimTime, Timeline};
+use wasm_bindgen::JsCast;
+use web_sys::Performance;
+
+use crate::catalogue::{self, ClockId, Context, Entry};
+use crate::{ulp, CALIBRATION_MS};
+
+/// The performance object of this global (window or worker).
+pub(crate) fn performance() -> Result<Performance, String> {
+    let g = js_sys::global();
+    if let Some(w) = g.dyn_ref::<web_sys::Window>() {
+        return w
+            .performance()
+            .ok_or_else(|| "no window.performance".into());
+    }
+    if let Some(w) = g.dyn_ref::<web_sys::WorkerGlobalScope>() {
+        return w.performance().ok_or_else(|| "no self.performance".into());
+    }
+    Err("neither a window nor a worker: no performance object".into())
+}
+
+/// A clock under another name.
+struct Renamed<C> {
+    info: ClockInfo,
+    inner: C,
+}
+
+impl<C: Clock> Clock for Renamed<C> {
+    fn info(&self) -> &ClockInfo {
+        &self.info
+    }
+    fn read(&mut self) -> u64 {
+        self.inner.read()
+    }
+    fn begin(&mut self) -> u64 {
+        self.inner.begin()
+    }
+    fn end(&mut self) -> u64 {
+        self.inner.end()
+    }
+    fn take_fault(&mut self) -> Option<ticklab::clock::ClockFault> {
+        self.inner.take_fault()
+    }
+}
+
+/// The shared integer a second worker increments; read with Atomics.load. Cloned, it
+/// keeps its calibration: clocks compared with each other must share one.
+#[derive(Clone)]
+pub(crate) struct SharedCounter {
+    info: ClockInfo,
+    cell: Int32Array,
+}
+
+impl Clock for SharedCounter {
+    fn info(&self) -> &ClockInfo {
+        &self.info
+    }
+    #[inline]
+    fn read(&mut self) -> u64 {
+        js_sys::Atomics::load(&self.cell, 0).map_or(0, |v| v as u32 as u64)
+    }
+}
+
+/// Counter increments per ns over [`CALIBRATION_MS`] of performance.now, edge to edge.
+fn calibrate(c: &mut SharedCounter, perf: &Performance) -> Result<f64, String> {
+    let start = perf.now();
+    let mut t0 = start;
+    // Start on an edge of performance.now, within 50 ms.
+    while t0 == start && t0 - start < 50.0 {
+        t0 = perf.now();
+    }
+    let c0 = c.read();
+    let mut t1 = perf.now();
+    while t1 - t0 < CALIBRATION_MS {
+        t1 = perf.now();
+    }
+    let c1 = c.read();
+    let d = c.info.diff(c0, c1);
+    if d == 0 {
+        return Err("the counter did not move in 100 ms: its worker is not running".into());
+    }
+    Ok((t1 - t0) * 1e6 / d as f64)
+}
+
+/// The counter as a clock in ns, calibrated against performance.now.
+pub(crate) fn counter_clock(cell: Int32Array, perf: &Performance) -> Result<SharedCounter, String> {
+    let base = catalogue::entry(&Context::default(), ClockId::SharedCounter).info;
+    let mut c = SharedCounter { info: base, cell };
+    let ns = calibrate(&mut c, perf)?;
+    c.info.period = CountPeriod::Calibrated {
+        ns,
+        against: format!("performance.now over {CALIBRATION_MS} ms"),
+    };
+    Ok(c)
+}
+
+/// Seconds the interpolated clock spends counting reads per tick of its clamp.
+const INTERPOLATION_CALIBRATION_S: f64 = 0.05;
+
+/// Boxed: the interpolation is then the very code a fit through interpolation runs.
+pub(crate) type InterpolatedCounter = Interpolated<Box<dyn Clock>>;
+
+/// A page clock as the time of a synthetic clamp; boxed, so the clamps over the counter
+/// and over performance.now share one copy of the clamp's code.
+fn boxed_time(c: Box<dyn Clock>) -> Result<ClockTime<Box<dyn Clock>>, String> {
+    ClockTime::new(c).map_err(|e| e.to_string())
+}
+
+/// A 100 µs clamp of the (calibrated) counter `c` in `style`, interpolated.
+pub(crate) fn interpolated_over_counter(
+    c: SharedCounter,
+    perf: &Performance,
+    style: ClampStyle,
+) -> Result<InterpolatedCounter, String> {
+    let t = boxed_time(Box::new(c))?;
+    let base = Clamp::new(t, style, 100_000, 0x7ec1).map_err(|e| e.to_string())?;
+    let p = perf.clone();
+    let mut sw = move || p.now() / 1000.0;
+    Interpolated::calibrate(
+        Box::new(base) as Box<dyn Clock>,
+        100_000,
+        &mut sw,
+        INTERPOLATION_CALIBRATION_S,
+    )
+    .map_err(|e| e.to_string())
+}
+
+const DAY_MS: f64 = 86_400_000.0;
+
+fn float_clock(info: ClockInfo, f: impl FnMut() -> f64 + 'static) -> Box<dyn Clock> {
+    // Boxed: one copy of FloatClock's code for every page clock, not one a closure.
+    let f: Box<dyn FnMut() -> f64> = Box::new(f);
+    let mut c = FloatClock::milliseconds(info.name.clone(), info.kind, f);
+    *c.info_mut() = info;
+    Box::new(c)
+}
+
+/// A clock of the page and the stopwatch its budgets are kept by.
+pub(crate) type Built = (Box<dyn Clock>, Box<dyn Stopwatch>);
+
+/// The clock of `entry` and the stopwatch its budgets are kept by.
+pub(crate) fn build(entry: &Entry, counter: Option<Int32Array>) -> Result<Built, String> {
+    let perf = performance()?;
+    let p = perf.clone();
+    let wall: Box<dyn Stopwatch> = Box::new(move || p.now() / 1000.0);
+    let info = entry.info.clone();
+    let seed = 0x5eed_0000 ^ js_sys::Date::now() as u64;
+    let sim = |tl: &Timeline| SimTime::new(tl, 25_000, 5_000, seed);
+    let clock: Box<dyn Clock> = match entry.id {
+        ClockId::PerformanceNow | ClockId::PerformanceNowMain => {
+            let p = perf.clone();
+            float_clock(info, move || p.now())
+        }
+        // Epoch milliseconds times 1e6 exceed 2^53: counts start a day before the first
+        // reading, so the ns scaling stays exact (and a step back stays positive).
+        ClockId::DateNow => {
+            let o = js_sys::Date::now().floor() - DAY_MS;
+            float_clock(info, move || js_sys::Date::now() - o)
+        }
+        ClockId::TimeOriginPlusNow => {
+            let p = perf.clone();
+            let origin = p.time_origin();
+            let o = (origin + p.now()).floor() - DAY_MS;
+            // Epoch milliseconds in a double are only good to one unit in the last
+            // place (0.24 µs in 2026): that is the readings' quantum, or float rounding
+            // would pass for the tick.
+            let info = info.with_quantum(ulp(origin + p.now()) * 1e6);
+            // The sum is taken first, as a page would: its rounding is the lesson.
+            float_clock(info, move || (origin + p.now()) - o)
+        }
+        ClockId::EventTimeStamp => float_clock(info, || {
+            web_sys::Event::new("t").map_or(f64::NAN, |e| e.time_stamp())
+        }),
+        ClockId::SharedCounter | ClockId::Clamp100usOverCounter => {
+            let cell = counter.ok_or("no SharedArrayBuffer counter was handed to the lab")?;
+            let c = counter_clock(cell, &perf)?;
+            if entry.id == ClockId::SharedCounter {
+                Box::new(c)
+            } else {
+                let t = boxed_time(Box::new(c))?;
+                let clamp = Clamp::new(t, ClampStyle::Chromium, 100_000, seed)
+                    .map_err(|e| e.to_string())?;
+                Box::new(Renamed { info, inner: clamp })
+            }
+        }
+        ClockId::Interpolated100us => {
+            let cell = counter.ok_or("no SharedArrayBuffer counter was handed to the lab")?;
+            let mut c =
+                interpolated_over_counter(counter_clock(cell, &perf)?, &perf, ClampStyle::Firefox)?;
+            c.info_mut().name = info.name.clone();
+            Box::new(c)
+        }
+        ClockId::Clamp1msOverNow => {
+            let p = perf.clone();
+            let now =
+                FloatClock::milliseconds("performance.now", ClockKind::Monotonic, move || p.now());
+            let t = boxed_time(Box::new(now))?;
+            let clamp =
+                Clamp::new(t, ClampStyle::Firefox, 1_000_000, seed).map_err(|e| e.to_string())?;
+            Box::new(Renamed { info, inner: clamp })
+        }
+        ClockId::SimChromium | ClockId::Sim24Mhz | ClockId::SimJiffy => {
+            let tl = Timeline::new(1_000_000_000_000);
+            let clock: Box<dyn Clock> = match entry.id {
+                ClockId::SimChromium => Box::new(Renamed {
+                    info,
+                    inner: Clamp::new(sim(&tl), ClampStyle::Chromium, 100_000, seed)
+                        .map_err(|e| e.to_string())?,
+                }),
+                ClockId::Sim24Mhz => Box::new(Renamed {
+                    info,
+                    inner: RoundedNs::mhz24(sim(&tl)),
+                }),
+                _ => Box::new(Renamed {
+                    info,
+                    inner: Jiffy::new(sim(&tl), 4_000_000, 50_000, seed)
+                        .map_err(|e| e.to_string())?,
+                }),
+            };
+            return Ok((clock, Box::new(tl.stopwatch())));
+        }
+        // Sampled at the moments the browser chooses, by the page: nothing to spin on.
+        ClockId::Raf
+        | ClockId::AudioCurrentTime
+        | ClockId::AudioContextTime
+        | ClockId::AudioPerformanceTime => {
+            return Err(format!(
+                "'{}' is not read by spinning on it",
+                entry.id.as_str()
+            ))
+        }
+    };
+    Ok((clock, wall))
+}

@@ -1,0 +1,481 @@
+//! The `Lab` handle the page holds and the plain functions the worker calls: one clock
+//! measured, reports read, the playground; words and plots from the core.
+
+use super::*;
+use catalogue::ClockId;
+use class::Digest;
+use playground::Knobs;
+
+/// The id under which the page draws the playground's clock.
+const PLAYGROUND: &str = "playground";
+use js_sys::{Function, Int32Array, Object, Reflect};
+use plotters::prelude::*;
+use serde::Serialize;
+use session::{PageFacts, Session};
+use settings::RawSettings;
+use ticklab::lab::characterise;
+use ticklab::present::SummaryRow;
+use ticklab::report::{ClockReport, Report};
+use ticklab::run::{Flow, Progress};
+use ticklab_plot::View;
+use wasm_bindgen::prelude::*;
+use web_sys::HtmlCanvasElement;
+
+use crate::canvas::Sharp;
+use crate::clocks::build;
+
+pub(crate) fn js_err(e: impl std::fmt::Display) -> JsError {
+    JsError::new(&e.to_string())
+}
+
+fn to_js<T: Serialize + ?Sized>(v: &T) -> Result<JsValue, JsError> {
+    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(js_err)
+}
+
+fn from_js<T: serde::de::DeserializeOwned>(v: JsValue, what: &str) -> Result<T, JsError> {
+    serde_wasm_bindgen::from_value(v).map_err(|e| js_err(format!("{what}: {}", said(e))))
+}
+
+/// serde-wasm-bindgen's error in serde's words, as the command says them: its errors are
+/// JS errors ("Error: missing field"), and it asks a value where a list belongs for its
+/// iterator, which throws a TypeError for a string or a number.
+fn said(e: serde_wasm_bindgen::Error) -> String {
+    let e = e.to_string();
+    if e.starts_with("TypeError") {
+        return "invalid type: expected a sequence".into();
+    }
+    e.strip_prefix("Error: ").unwrap_or(&e).into()
+}
+
+/// Panics become console errors with their message, not "unreachable executed".
+#[wasm_bindgen(start)]
+pub fn start() {
+    std::panic::set_hook(Box::new(|p| {
+        web_sys::console::error_1(&format!("ticklab: {p}").into());
+    }));
+}
+
+/// An observer that reports progress to `progress` and cancels when it returns truthy.
+fn observer(progress: &Function) -> impl FnMut(&Progress<'_>) -> Flow + '_ {
+    move |p: &Progress<'_>| -> Flow {
+        let o = Object::new();
+        let _ = Reflect::set(&o, &"experiment".into(), &p.experiment.into());
+        let _ = Reflect::set(&o, &"fraction".into(), &p.fraction.into());
+        let _ = Reflect::set(&o, &"samples".into(), &(p.samples as f64).into());
+        match progress.call1(&JsValue::NULL, &o) {
+            Ok(v) if v.is_truthy() => Flow::Cancel,
+            _ => Flow::Continue,
+        }
+    }
+}
+
+/// The experiments on one clock of the page, here: what the [`Lab`] runs, for Rust callers.
+pub fn measure(
+    entry: &Entry,
+    settings: &Settings,
+    fit: bool,
+    counter: Option<Int32Array>,
+    observer: &mut dyn FnMut(&Progress<'_>) -> Flow,
+) -> Result<ClockReport, String> {
+    let entry = entry.clone();
+    if !entry.available {
+        let why = entry.reason.clone().unwrap_or_default();
+        return Ok(ClockReport::unavailable(entry.info, why));
+    }
+    let plan = plan_for(&entry, settings, fit)?;
+    let (mut clock, mut stopwatch) = match build(&entry, counter) {
+        Ok(b) => b,
+        Err(why) => return Ok(ClockReport::unavailable(entry.info, why)),
+    };
+    characterise(&mut clock, stopwatch.as_mut(), observer, &plan).map_err(|e| e.to_string())
+}
+
+/// The page's lab: its clocks, the form and every result stay here, in wasm memory. The
+/// page asks it to run a clock, to keep a worker's result, for the words of a row or a
+/// detail, to draw a view on a canvas, and to export; only an export hands out a whole
+/// report.
+#[wasm_bindgen]
+pub struct Lab {
+    session: Session,
+}
+
+#[wasm_bindgen]
+impl Lab {
+    /// A lab for a page in context `ctx` (`{user_agent, isolated, audio_sample_rate,
+    /// shared_counter}`).
+    #[wasm_bindgen(constructor)]
+    pub fn new(ctx: JsValue) -> Result<Lab, JsError> {
+        Ok(Lab {
+            session: Session::new(from_js(ctx, "context")?),
+        })
+    }
+
+    /// The headers of the summary, the class matrix and a shared result: `{summary,
+    /// matrix, figures}`, the same
+    /// words as the command's tables.
+    pub fn columns(&self) -> Result<JsValue, JsError> {
+        #[derive(Serialize)]
+        struct Columns {
+            summary: &'static [&'static str],
+            matrix: &'static [&'static str],
+            figures: &'static [&'static str],
+        }
+        to_js(&Columns {
+            summary: &ticklab::present::SUMMARY_COLUMNS,
+            matrix: &class::MATRIX_COLUMNS,
+            figures: &class::FIGURES,
+        })
+    }
+
+    /// The rows of the clock choice, every cell in words.
+    pub fn choices(&self) -> Result<JsValue, JsError> {
+        to_js(&self.session.choices())
+    }
+
+    /// Checks the form once for the run (the error names the bad field) and returns it
+    /// checked, for the worker.
+    pub fn set_settings(&mut self, raw: JsValue) -> Result<JsValue, JsError> {
+        let raw: RawSettings = from_js(raw, "settings")?;
+        to_js(self.session.set_settings(&raw).map_err(js_err)?)
+    }
+
+    /// The form of headline pass `pass` (0: a first look, 1: a longer one), for the
+    /// worker.
+    pub fn headline_settings(&self, pass: u32) -> Result<JsValue, JsError> {
+        to_js(&session::headline_settings(pass))
+    }
+
+    /// The headline for the worker's report on performance.now: `{tick_ns, tick,
+    /// verdict, isolation}`, in words.
+    pub fn headline(&mut self, report: JsValue) -> Result<JsValue, JsError> {
+        let report: ClockReport = from_js(report, "clock report")?;
+        to_js(&self.session.headline(&report))
+    }
+
+    /// Takes the form as the page's lab checked it (in the worker: nothing is parsed
+    /// twice).
+    pub fn use_settings(&mut self, checked: JsValue) -> Result<(), JsError> {
+        self.session.use_settings(from_js(checked, "settings")?);
+        Ok(())
+    }
+
+    /// Runs clock `id` in this worker and hands its `ClockReport` out, for the page's
+    /// lab: the one report that crosses the boundary in a run, one clock at a time.
+    /// `progress` gets `{experiment, fraction, samples}` every 20 ms, and a truthy
+    /// return cancels; `counter` is the SharedArrayBuffer cell, when there is one.
+    pub fn run_for_page(
+        &mut self,
+        id: &str,
+        fit: bool,
+        progress: Function,
+        counter: Option<Int32Array>,
+    ) -> Result<JsValue, JsError> {
+        let id = ClockId::parse(id).map_err(js_err)?;
+        let settings = self.session.settings().map_err(js_err)?.clone();
+        let entry = self.session.entry(id).clone();
+        let report =
+            measure(&entry, &settings, fit, counter, &mut observer(&progress)).map_err(js_err)?;
+        to_js(&self.session.hand_out(report))
+    }
+
+    /// Seconds of sampling the checked form asks for.
+    pub fn sample_s(&self) -> Result<f64, JsError> {
+        Ok(self.session.settings().map_err(js_err)?.sample_s)
+    }
+
+    /// Forgets the last run.
+    pub fn start(&mut self) {
+        self.session.start();
+    }
+
+    /// Runs clock `id` here, on the page's thread, keeps its result and returns its
+    /// summary row. `progress` is as for [`Lab::run_for_page`].
+    pub fn run_here(
+        &mut self,
+        id: &str,
+        fit: bool,
+        progress: Function,
+    ) -> Result<JsValue, JsError> {
+        let id = ClockId::parse(id).map_err(js_err)?;
+        let settings = self.session.settings().map_err(js_err)?.clone();
+        let entry = self.session.entry(id).clone();
+        let report =
+            measure(&entry, &settings, fit, None, &mut observer(&progress)).map_err(js_err)?;
+        to_js(&self.session.add_measured(id, report))
+    }
+
+    /// Keeps the report the worker measured for clock `id`; returns its summary row.
+    pub fn add_result(&mut self, id: &str, report: JsValue) -> Result<JsValue, JsError> {
+        let id = ClockId::parse(id).map_err(js_err)?;
+        let report: ClockReport = from_js(report, "clock report")?;
+        to_js(&self.session.add_from_worker(id, report))
+    }
+
+    /// Records that clock `id` could not be measured; returns its summary row.
+    pub fn add_failure(&mut self, id: &str, message: &str) -> Result<JsValue, JsError> {
+        let id = ClockId::parse(id).map_err(js_err)?;
+        to_js(&self.session.add_failure(id, message))
+    }
+
+    /// The tick of sampled clock `id` from readings in its raw unit taken over
+    /// `elapsed_s`; keeps it and returns its summary row.
+    pub fn add_readings(
+        &mut self,
+        id: &str,
+        readings: Vec<f64>,
+        elapsed_s: f64,
+    ) -> Result<JsValue, JsError> {
+        let id = ClockId::parse(id).map_err(js_err)?;
+        let row = self
+            .session
+            .add_readings(id, &readings, elapsed_s)
+            .map_err(js_err)?;
+        to_js(&row)
+    }
+
+    /// Assembles the run's report (kept here) from what the page knows of itself:
+    /// `{cpus, hidden_during_run}`.
+    pub fn finish(&mut self, facts: JsValue) -> Result<(), JsError> {
+        let mut facts: PageFacts = from_js(facts, "page facts")?;
+        facts.created_unix_ms = Some(js_sys::Date::now() as u64);
+        self.session.finish(&facts);
+        Ok(())
+    }
+
+    /// The summary rows of the run so far: `[{id, row}]`.
+    pub fn rows(&self) -> Result<JsValue, JsError> {
+        #[derive(Serialize)]
+        struct Row {
+            id: ClockId,
+            row: SummaryRow,
+        }
+        let rows: Vec<Row> = self
+            .session
+            .rows()
+            .into_iter()
+            .map(|(id, row)| Row { id, row })
+            .collect();
+        to_js(&rows)
+    }
+
+    /// The clocks with plots to show: `[[id, name]]`.
+    pub fn detail_choices(&self) -> Result<JsValue, JsError> {
+        to_js(&self.session.with_detail())
+    }
+
+    /// The sentences and views of clock `id`'s result, or null.
+    pub fn detail(&self, id: &str) -> Result<JsValue, JsError> {
+        let id = ClockId::parse(id).map_err(js_err)?;
+        to_js(&self.session.detail(id))
+    }
+
+    /// Draws `view` ("raw", "sorted", "diff_sorted", "histogram", "edges", "overhead",
+    /// "fit", "excess"; `fit` picks the fit) of clock `id` (or "playground") on `canvas`.
+    pub fn draw(
+        &self,
+        canvas: HtmlCanvasElement,
+        id: &str,
+        view: &str,
+        fit: usize,
+    ) -> Result<(), JsError> {
+        let view = View::parse(view, fit).map_err(js_err)?;
+        let c = if id == PLAYGROUND {
+            self.session.play()
+        } else {
+            self.session.result(ClockId::parse(id).map_err(js_err)?)
+        }
+        .ok_or_else(|| js_err(format!("{id}: not measured")))?;
+        let root = Sharp::on(canvas)?.into_drawing_area();
+        root.fill(&WHITE)
+            .map_err(|e| js_err(ticklab_plot::fail(e)))?;
+        ticklab_plot::draw(&root, c, view).map_err(js_err)?;
+        root.present().map_err(|e| js_err(ticklab_plot::fail(e)))
+    }
+
+    /// The run's report as JSON text, for Export.
+    pub fn export_json(&mut self) -> Result<String, JsError> {
+        json_text_of(self.session.export().map_err(js_err)?, 2)
+    }
+
+    /// Every table and plot's data as CSV, for Export: `[{name, csv}]`.
+    pub fn export_csv(&mut self) -> Result<JsValue, JsError> {
+        to_js(&self.session.export_csv().map_err(js_err)?)
+    }
+
+    /// Keeps the digest of another report, made by [`digest_report`] in a worker, and
+    /// says what it holds.
+    pub fn add_digest(&mut self, digest: JsValue) -> Result<String, JsError> {
+        let d: Digest = from_js(digest, "digest")?;
+        self.session.add_digest(d).map_err(js_err)
+    }
+
+    /// The tick lesson's example from the machine serving the page, once its report was
+    /// taken in (`add_digest` from "the server"); none otherwise.
+    pub fn served_lesson(&self) -> Option<String> {
+        self.session.served_lesson()
+    }
+
+    /// The playground's knobs in words, for the labels beside the sliders.
+    pub fn knob_words(&self, knobs: JsValue) -> Result<JsValue, JsError> {
+        let k: Knobs = from_js(knobs, "playground")?;
+        to_js(&k.words().map_err(js_err)?)
+    }
+
+    /// Keeps the playground's result from the worker: `{tick, overhead, fit}` in words.
+    pub fn add_play(&mut self, report: JsValue) -> Result<JsValue, JsError> {
+        let report: ClockReport = from_js(report, "clock report")?;
+        to_js(&self.session.add_play(report))
+    }
+
+    /// Timings measured elsewhere (a file's bytes, read as `ticklab analyze` reads them:
+    /// UTF-8 with or without a byte-order mark, or UTF-16; or a paste; named `name`), analysed as
+    /// `ticklab analyze` does with plain numbers in `unit` ("s", "ms", "us", "ns",
+    /// "ticks"): the overview, detail, answer, bands and notes in words.
+    pub fn analyze(&mut self, bytes: &[u8], name: &str, unit: &str) -> Result<JsValue, JsError> {
+        let json = |b: &[u8]| -> Result<serde_json::Value, String> {
+            let text = std::str::from_utf8(b).map_err(|_| "not UTF-8 text".to_string())?;
+            let v = js_sys::JSON::parse(text).map_err(|_| "not JSON".to_string())?;
+            serde_wasm_bindgen::from_value(v).map_err(|e| e.to_string())
+        };
+        let words = self
+            .session
+            .analyze(bytes, name, unit, &json)
+            .map_err(js_err)?;
+        to_js(&words)
+    }
+
+    /// Draws `view` ("raw", "sorted", "diff_sorted", "histogram") of the last analysed
+    /// timings on `canvas`.
+    pub fn draw_analysis(&self, canvas: HtmlCanvasElement, view: &str) -> Result<(), JsError> {
+        let a = self
+            .session
+            .analysed()
+            .ok_or_else(|| js_err("nothing analysed yet"))?;
+        let (values, unit) = (&a.series.values, ticklab::analyze::unit_name(a.series.unit));
+        let levels: Vec<f64> = a.bands.iter().map(|b| b.level).collect();
+        let tick = a.estimate.as_ref().filter(|e| e.found()).map(|e| e.tick);
+        let root = Sharp::on(canvas)?.into_drawing_area();
+        root.fill(&WHITE)
+            .map_err(|e| js_err(ticklab_plot::fail(e)))?;
+        match view {
+            "raw" => ticklab_plot::raw_banded(&root, values, &levels, tick, unit),
+            "sorted" => ticklab_plot::sorted(&root, values, unit),
+            "diff_sorted" => ticklab_plot::diff_sorted(&root, values, unit),
+            "histogram" => ticklab_plot::histogram(&root, values, 60, unit),
+            other => return Err(js_err(format!("no view '{other}'"))),
+        }
+        .map_err(js_err)?;
+        root.present().map_err(|e| js_err(ticklab_plot::fail(e)))
+    }
+
+    /// Forgets the digests of other reports.
+    pub fn clear_digests(&mut self) {
+        self.session.clear_digests();
+    }
+
+    /// Clocks × reports, a group per clock, rows sorted by column `sort` of
+    /// `columns().matrix`: `[{clock, rows: [{place, cells}]}]`.
+    pub fn matrix(&self, sort: usize, descending: bool) -> Result<JsValue, JsError> {
+        to_js(&self.session.matrix(sort, descending))
+    }
+
+    /// The matrix as CSV text.
+    pub fn matrix_csv(&self, sort: usize, descending: bool) -> String {
+        class::matrix_csv(&self.session.matrix(sort, descending))
+    }
+
+    /// This run's summary for a result link, as JSON text (no samples).
+    pub fn share(&self) -> Result<String, JsError> {
+        json_text_of(&self.session.share().map_err(js_err)?, 0)
+    }
+
+    /// Opens a result link's JSON text: `{line, rows: [cells]}` to show read-only.
+    pub fn open_shared(&mut self, text: &str) -> Result<JsValue, JsError> {
+        #[derive(Serialize)]
+        struct Shown {
+            line: String,
+            rows: Vec<Vec<String>>,
+        }
+        let d: Digest = parse_json(text)?;
+        let d = self.session.open_shared(d).map_err(js_err)?;
+        to_js(&Shown {
+            line: d.line(),
+            rows: d.clocks.iter().map(|c| c.cells.clone()).collect(),
+        })
+    }
+
+    /// What crossed the boundary so far: `{reports_out, clocks_in, clocks_out,
+    /// native_imports}`.
+    pub fn crossings(&self) -> Result<JsValue, JsError> {
+        to_js(&self.session.crossings())
+    }
+}
+
+/// The digest of a report's JSON text, `from` a file or the server, for the page's
+/// [`Lab::add_digest`]; made in a worker, so thirty files never hold up the page.
+/// Malformed, foreign and oversized reports are refused with a message.
+#[wasm_bindgen]
+pub fn digest_report(text: &str, from: &str) -> Result<JsValue, JsError> {
+    let r = parse_report(text).map_err(|e| js_err(format!("Could not read {from}: {e}")))?;
+    to_js(&Digest::of(&r, from))
+}
+
+/// Runs the playground's simulated clock for knobs `{tick, jitter, read, per_n}` (the
+/// sliders' positions) and returns its `ClockReport`, for the page's [`Lab::add_play`].
+#[wasm_bindgen]
+pub fn play(knobs: JsValue) -> Result<JsValue, JsError> {
+    let k: Knobs = from_js(knobs, "playground")?;
+    let seed = 0x91a7 ^ js_sys::Date::now() as u64;
+    to_js(&playground::run(&k, seed).map_err(js_err)?)
+}
+
+/// Refuses a report of `bytes` from `from` before it is read, if it is too large.
+#[wasm_bindgen]
+pub fn check_report_size(bytes: f64, from: &str) -> Result<(), JsError> {
+    Report::check_size(bytes.min(usize::MAX as f64) as usize)
+        .map_err(|e| js_err(format!("Could not read {from}: {e}")))
+}
+
+/// `v` as JSON text, indented by `indent` spaces, by the browser's JSON writer: a second
+/// writer in the module would cost the page a tenth of its weight.
+fn json_text_of<T: Serialize + ?Sized>(v: &T, indent: u32) -> Result<String, JsError> {
+    let value = to_js(v)?;
+    js_sys::JSON::stringify_with_replacer_and_space(&value, &JsValue::NULL, &indent.into())
+        .ok()
+        .and_then(|s| s.as_string())
+        .ok_or_else(|| js_err("the browser could not write the JSON"))
+}
+
+/// JSON text through the browser's parser, then into `T`.
+fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, JsError> {
+    let v = js_sys::JSON::parse(text).map_err(|_| js_err("not JSON"))?;
+    from_js(v, "result")
+}
+
+fn parse_report(text: &str) -> Result<Report, ticklab::Error> {
+    use ticklab::report::Version;
+    Report::check_size(text.len())?;
+    let v = js_sys::JSON::parse(text).map_err(|e| {
+        let why = e
+            .dyn_ref::<js_sys::Error>()
+            .map_or_else(|| "unreadable".to_string(), |e| String::from(e.message()));
+        ticklab::Error::Report(format!("not JSON: {why}"))
+    })?;
+    let field = if v.is_object() {
+        Reflect::get(&v, &"schema_version".into()).unwrap_or(JsValue::UNDEFINED)
+    } else {
+        JsValue::UNDEFINED
+    };
+    let version = if field.is_undefined() {
+        Version::Missing
+    } else {
+        match field.as_f64() {
+            Some(f) if f >= 0.0 && f.fract() == 0.0 && f < 9e15 => Version::Whole(f as u64),
+            _ => Version::NotWhole,
+        }
+    };
+    Report::check_version(version)?;
+    serde_wasm_bindgen::from_value(v)
+        .map_err(|e| ticklab::Error::Report(format!("malformed report: {}", said(e))))
+}
