@@ -3,7 +3,8 @@
 // static host cannot, so the page becomes cross-origin isolated.
 const CACHE = "ticklab-v2";
 // Everything the page needs, cached when the worker installs: the visit that installs it
-// fetched these before the worker could see them, and the next one may be offline.
+// fetched these before the worker could see them, and the next one may be offline. The one
+// list of the site's files: `cargo xtask web` assembles and weighs the site from it.
 const SITE = [
   "./",
   "index.html",

@@ -12,7 +12,6 @@
 //! least-values line under every point, reports that round-trip).
 
 use std::cell::Cell;
-use std::io::Cursor;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -20,11 +19,15 @@ use proptest::prelude::*;
 use proptest::test_runner::{
     Config, FileFailurePersistence, RngAlgorithm, TestCaseError, TestRng, TestRunner,
 };
-use ticklab::fit::{least_values, ols, step_fit};
-use ticklab::tick::{estimate_counts, estimate_values, EstimatorOptions};
-use ticklab::Report;
-use ticklab_native::analyze::examine;
-use ticklab_native::CliError;
+
+// The invariants, one file shared with the coverage-guided targets of fuzz/.
+#[path = "fuzz/invariants.rs"]
+mod invariants;
+
+/// An invariant as a proptest check.
+fn held(check: fn(&[u8]) -> Result<(), String>) -> impl Fn(&[u8]) -> Result<(), TestCaseError> {
+    move |bytes| check(bytes).map_err(TestCaseError::fail)
+}
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fuzz")
@@ -265,102 +268,10 @@ fn csv_text() -> BoxedStrategy<Vec<u8>> {
         .boxed()
 }
 
-fn usage_only(r: Result<(), CliError>) -> Result<(), TestCaseError> {
-    match r {
-        Ok(()) => Ok(()),
-        Err(CliError::Usage(m)) if !m.is_empty() => Ok(()),
-        Err(e) => Err(TestCaseError::fail(format!("not a bad-input error: {e:?}"))),
-    }
-}
-
-fn check_analyze(bytes: &[u8]) -> Result<(), TestCaseError> {
-    for column in [None, Some("1"), Some("2"), Some("ms")] {
-        let r = examine(Box::new(Cursor::new(bytes.to_vec())), column, "input").map(|a| {
-            let m = a.main();
-            let values_sound = m.series.values.iter().all(|v| v.is_finite() && *v >= 0.0);
-            let estimate_sound = m.estimate.as_ref().is_none_or(|e| {
-                e.tick.is_finite()
-                    && e.tick > 0.0
-                    && e.uncertainty.is_finite()
-                    && (0.0..=1.0).contains(&e.share_explained)
-            });
-            let precision = m.series.quantum.step();
-            let sound = values_sound
-                && estimate_sound
-                && precision.is_finite()
-                && precision > 0.0
-                && !m.answer().is_empty();
-            sound.then_some(()).ok_or(format!(
-                "unsound analysis: {:?}, answer {}",
-                m.estimate,
-                m.answer()
-            ))
-        });
-        match r {
-            Ok(Ok(())) => {}
-            Ok(Err(m)) => return Err(TestCaseError::fail(m)),
-            Err(e) => usage_only(Err(e))?,
-        }
-    }
-    Ok(())
-}
-
 #[test]
 fn fuzz_analyze_input() {
     let generated = prop_oneof![lines_of_numbers(), csv_text()].boxed();
-    fuzz("analyze", generated, check_analyze);
-}
-
-/// Whitespace- or comma-separated tokens as numbers; what does not parse is left out.
-fn tokens(bytes: &[u8]) -> Vec<&str> {
-    std::str::from_utf8(bytes)
-        .unwrap_or("")
-        .split(|c: char| c.is_whitespace() || c == ',')
-        .filter(|t| !t.is_empty())
-        .collect()
-}
-
-fn check_intervals(bytes: &[u8]) -> Result<(), TestCaseError> {
-    let toks = tokens(bytes);
-    let values: Vec<f64> = toks.iter().filter_map(|t| t.parse().ok()).collect();
-    let counts: Vec<u64> = toks
-        .iter()
-        .filter_map(|t| {
-            t.parse::<u64>()
-                .ok()
-                .or_else(|| t.parse::<f64>().ok().map(|v| v as u64))
-        })
-        .collect();
-    // The raw bytes as 8-byte words too: every bit pattern of u64 and f64.
-    let words: Vec<u64> = bytes
-        .chunks_exact(8)
-        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-        .collect();
-    let floats: Vec<f64> = words.iter().map(|&w| f64::from_bits(w)).collect();
-    let opts = EstimatorOptions::default();
-    for v in [&values, &floats] {
-        if let Ok(e) = estimate_values(v, &opts) {
-            prop_assert!(e.tick.is_finite() && e.tick > 0.0, "tick {}", e.tick);
-            prop_assert!((0.0..=1.0).contains(&e.share_explained));
-            prop_assert_eq!(e.intervals + e.zeros + e.rejected, v.len() as u64);
-            prop_assert!(!e.reliable || e.intervals >= 10);
-        }
-    }
-    for c in [&counts, &words] {
-        if let Ok(e) = estimate_counts(c, &opts) {
-            prop_assert!(e.tick.is_finite() && e.tick > 0.0, "tick {}", e.tick);
-            prop_assert!((0.0..=1.0).contains(&e.share_explained));
-            // An exact GCD above 2^53 counts has no exact f64.
-            if e.method == ticklab::tick::Method::ExactGcd && e.tick < 2f64.powi(53) {
-                let t = e.tick as u64;
-                prop_assert!(
-                    c.iter().all(|&d| d % t == 0),
-                    "exact GCD {t} must divide every interval"
-                );
-            }
-        }
-    }
-    Ok(())
+    fuzz("analyze", generated, held(invariants::analyze));
 }
 
 #[test]
@@ -378,42 +289,7 @@ fn fuzz_tick_estimators() {
         })
         .boxed();
     let generated = prop_oneof![multiples, lines_of_numbers()].boxed();
-    fuzz("intervals", generated, check_intervals);
-}
-
-fn check_fits(bytes: &[u8]) -> Result<(), TestCaseError> {
-    let v: Vec<f64> = tokens(bytes)
-        .iter()
-        .filter_map(|t| t.parse().ok())
-        .collect();
-    let (x, y): (Vec<f64>, Vec<f64>) = v.chunks_exact(2).map(|p| (p[0], p[1])).unzip();
-    // Sound arithmetic is only promised where no sum can overflow.
-    let moderate = x.iter().chain(&y).all(|a| a.is_finite() && a.abs() <= 1e12);
-    if let Ok(o) = ols(&x, &y) {
-        if moderate {
-            prop_assert!(o.line.slope.is_finite() && o.line.intercept.is_finite());
-            prop_assert!(o.r2 <= 1.0 + 1e-9, "r2 {}", o.r2);
-        }
-    }
-    if let Ok(l) = least_values(&x, &y) {
-        if moderate {
-            let scale = y.iter().fold(1.0f64, |m, a| m.max(a.abs()))
-                + l.line.slope.abs() * x.iter().fold(1.0f64, |m, a| m.max(a.abs()));
-            for (a, b) in x.iter().zip(&y) {
-                prop_assert!(
-                    b - l.line.at(*a) >= -1e-9 * scale,
-                    "point ({a}, {b}) under the least-values line {:?}",
-                    l.line
-                );
-            }
-            prop_assert!(l.total_excess >= -1e-9 * scale * x.len() as f64);
-        }
-        let tick = v.first().copied().unwrap_or(1.0).abs();
-        if let Ok(s) = step_fit(&x, &y, l.line.slope, tick) {
-            prop_assert!(s.on_steps <= x.len() as u64);
-        }
-    }
-    Ok(())
+    fuzz("intervals", generated, held(invariants::intervals));
 }
 
 #[test]
@@ -436,28 +312,7 @@ fn fuzz_fits() {
         })
         .boxed();
     let generated = prop_oneof![lines, lines_of_numbers()].boxed();
-    fuzz("fits", generated, check_fits);
-}
-
-fn check_report(bytes: &[u8]) -> Result<(), TestCaseError> {
-    let text = String::from_utf8_lossy(bytes);
-    match Report::from_json(&text) {
-        Ok(r) => {
-            let json = r.to_json().map_err(|e| {
-                TestCaseError::fail(format!("an imported report does not export: {e}"))
-            })?;
-            let again = Report::from_json(&json).map_err(|e| {
-                TestCaseError::fail(format!("an exported report does not import: {e}"))
-            })?;
-            prop_assert_eq!(&again, &r);
-            // What the page and the command make of an imported report.
-            let _ = ticklab::export::summary(&r);
-            let _ = ticklab::export::tables(&r);
-        }
-        Err(ticklab::Error::Report(m)) => prop_assert!(!m.is_empty()),
-        Err(e) => return Err(TestCaseError::fail(format!("not a report error: {e}"))),
-    }
-    Ok(())
+    fuzz("fits", generated, held(invariants::fits));
 }
 
 /// Replaces the `k`th leaf (or empty container) of `v` with `with`.
@@ -523,5 +378,5 @@ fn fuzz_report_import() {
             serde_json::to_vec(&r).expect("a Value serializes")
         })
         .boxed();
-    fuzz("report", generated, check_report);
+    fuzz("report", generated, held(invariants::report));
 }

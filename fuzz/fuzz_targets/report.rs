@@ -1,20 +1,17 @@
 //! Report import on any text: a report that reads exports and reads back the same, and the
 //! tables the command and page make of it are made; anything else is a report error.
+//! What holds is tests/fuzz/invariants.rs, which the proptest fuzzing asserts too.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ticklab::Report;
+
+// One target uses one of the shared invariants.
+#[allow(dead_code)]
+#[path = "../../tests/fuzz/invariants.rs"]
+mod invariants;
 
 fuzz_target!(|bytes: &[u8]| {
-    let text = String::from_utf8_lossy(bytes);
-    match Report::from_json(&text) {
-        Ok(r) => {
-            let json = r.to_json().expect("an imported report exports");
-            assert_eq!(Report::from_json(&json).expect("and reads back"), r);
-            let _ = ticklab::export::summary(&r);
-            let _ = ticklab::export::tables(&r);
-        }
-        Err(ticklab::Error::Report(m)) => assert!(!m.is_empty()),
-        Err(e) => panic!("not a report error: {e}"),
+    if let Err(why) = invariants::report(bytes) {
+        panic!("{why}");
     }
 });

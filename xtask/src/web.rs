@@ -118,17 +118,13 @@ pub fn build_with(features: &[&str]) -> Result<u64, String> {
     // Measured as served: the site's copies, comments left out.
     let site = assemble_site(&root)?;
     println!("site: {}", site.display());
-    let files: Vec<PathBuf> = [
-        "www/app.js",
-        "www/worker.js",
-        "www/counter.js",
-        "sw.js",
-        "www/pkg/ticklab_www.js",
-        "www/pkg/ticklab_www_bg.wasm",
-    ]
-    .iter()
-    .map(|f| site.join(f))
-    .collect();
+    // What a browser downloads to run the page: its scripts and wasm, the service worker's
+    // own script among them.
+    let files: Vec<PathBuf> = site_files(&root)?
+        .into_iter()
+        .filter(|f| f.ends_with(".js") || f.ends_with(".wasm"))
+        .map(|f| site.join(f))
+        .collect();
     let (mut raw, mut gz) = (0, 0);
     println!(
         "\n{:<28} {:>10} {:>10}",
@@ -164,6 +160,38 @@ pub fn target_dir(root: &Path) -> PathBuf {
         .unwrap_or_else(|| root.join("target"))
 }
 
+/// The site's files, from the one list of them: the service worker's `SITE` (what it caches
+/// for offline use), with `sw.js` itself.
+pub fn site_files(root: &Path) -> Result<Vec<String>, String> {
+    let sw = std::fs::read_to_string(root.join("sw.js")).map_err(|e| format!("sw.js: {e}"))?;
+    site_list(&sw).map(|mut files| {
+        files.push("sw.js".into());
+        files
+    })
+}
+
+/// The paths in `const SITE = [ ... ];` of the service worker's script, but the root "./".
+fn site_list(sw: &str) -> Result<Vec<String>, String> {
+    let from = sw
+        .find("const SITE = [")
+        .ok_or("sw.js has no `const SITE = [` list")?;
+    let list = &sw[from..];
+    let list = &list[..list.find("];").ok_or("sw.js: the SITE list never ends")?];
+    let files: Vec<String> = list
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .filter(|f| *f != "./")
+        .map(String::from)
+        .collect();
+    if files.is_empty() || files.iter().any(|f| f.starts_with('/') || f.contains("..")) {
+        return Err(format!(
+            "sw.js: a SITE list of site-relative paths, not {files:?}"
+        ));
+    }
+    Ok(files)
+}
+
 /// The files a browser needs, and nothing else, in `target/site` (what `ticklab serve` and
 /// GitHub Pages publish).
 pub fn assemble_site(root: &Path) -> Result<PathBuf, String> {
@@ -171,17 +199,8 @@ pub fn assemble_site(root: &Path) -> Result<PathBuf, String> {
     if site.exists() {
         std::fs::remove_dir_all(&site).map_err(|e| format!("{}: {e}", site.display()))?;
     }
-    let files = [
-        "index.html",
-        "sw.js",
-        "www/app.js",
-        "www/worker.js",
-        "www/counter.js",
-        "www/style.css",
-        "www/pkg/ticklab_www.js",
-        "www/pkg/ticklab_www_bg.wasm",
-    ];
-    for f in files {
+    for f in site_files(root)? {
+        let f = f.as_str();
         let to = site.join(f);
         if let Some(dir) = to.parent() {
             std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -229,7 +248,24 @@ pub fn without_comments(js: &str) -> Result<String, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::without_comments;
+    use super::{site_list, without_comments};
+
+    #[test]
+    fn the_site_is_the_service_workers_list() {
+        let sw = "const CACHE = \"v\";\nconst SITE = [\n  \"./\",\n  \"index.html\",\n  \"www/app.js\",\n];\n";
+        assert_eq!(site_list(sw).unwrap(), ["index.html", "www/app.js"]);
+        assert!(site_list("const OTHER = [];").is_err());
+        assert!(site_list("const SITE = [\"../x\"];").is_err());
+        let here = std::fs::read_to_string(crate::workspace_root().join("sw.js")).unwrap();
+        let files = site_list(&here).unwrap();
+        for f in &files {
+            assert!(
+                crate::workspace_root().join(f).exists() || f.starts_with("www/pkg/"),
+                "{f}"
+            );
+        }
+        assert!(files.iter().any(|f| f == "index.html"), "{files:?}");
+    }
 
     #[test]
     fn comments_and_indentation_go_and_code_stays() {
