@@ -223,6 +223,9 @@ function newWorker() {
   return state.worker;
 }
 
+// A run stopped by the visitor: told apart from a failure by its type, not its words.
+class Cancelled extends Error {}
+
 // A worker that says nothing for this long is not coming back.
 const WORKER_SILENCE_MS = 20000;
 
@@ -230,17 +233,17 @@ function runInWorker(id, settings, fit, onProgress) {
   return new Promise((resolve, reject) => {
     const w = state.worker || newWorker();
     let timer = null;
-    const fail = (msg) => {
+    const fail = (why) => {
       clearTimeout(timer);
       newWorker(); // terminating is the only way to stop a spinning worker at once
-      reject(new Error(msg));
+      reject(why instanceof Error ? why : new Error(why));
     };
     const watch = () => {
       clearTimeout(timer);
       timer = setTimeout(() => fail(`the worker gave no sign of life for ${WORKER_SILENCE_MS / 1000} s`), WORKER_SILENCE_MS);
     };
     watch();
-    state.abort = () => fail("cancelled");
+    state.abort = () => fail(new Cancelled());
     w.onmessage = (ev) => {
       const m = ev.data;
       if (m.id !== id) return;
@@ -295,7 +298,7 @@ async function sample(id, seconds, onProgress) {
       if (readings.length % 64 === 0) onProgress((performance.now() - t0) / (end - t0));
     }
   }
-  if (state.cancelled) throw new Error("cancelled");
+  if (state.cancelled) throw new Cancelled();
   return { readings, elapsed: (performance.now() - t0) / 1000 };
 }
 
@@ -349,28 +352,30 @@ async function runAll(ev) {
     };
     status(`Measuring ${entry.name}…`);
     const started = performance.now();
+    // The summary rows, as the Lab returns them with each result it keeps.
+    let rows;
     try {
       if (entry.runs_in === "worker") {
         const report = await runInWorker(entry.id, settings, fit, progress);
-        state.lab.add_result(entry.id, report);
+        rows = state.lab.add_result(entry.id, report);
       } else if (entry.runs_in === "main") {
         // Let the status paint before the page is busy; a hidden tab paints no frame.
         await Promise.race([nextFrame(), new Promise((r) => setTimeout(r, 50)), woken]);
         if (state.cancelled) return false;
-        state.lab.run_here(entry.id, fit, (p) => { progress(p.fraction); return state.cancelled; });
+        rows = state.lab.run_here(entry.id, fit, (p) => { progress(p.fraction); return state.cancelled; });
       } else {
         const { readings, elapsed } = await sample(entry.id, state.lab.sample_s(), progress);
-        state.lab.add_readings(entry.id, new Float64Array(readings), elapsed);
+        rows = state.lab.add_readings(entry.id, new Float64Array(readings), elapsed);
       }
     } catch (e) {
-      if (state.cancelled || String(e.message).includes("cancelled")) return false;
-      state.lab.add_failure(entry.id, String(e.message || e));
+      if (state.cancelled || e instanceof Cancelled) return false;
+      rows = state.lab.add_failure(entry.id, String(e.message || e));
     }
     state.measured += 1;
     (self.ticklabTimes.clocks ||= {})[entry.id] = performance.now() - started;
     done += 1;
     $("progress").value = done / jobs.length;
-    renderSummary();
+    renderSummary(rows);
     if (self.ticklabTimes.firstResultMs === undefined) self.ticklabTimes.firstResultMs = performance.now();
     return true;
   };
@@ -420,10 +425,10 @@ function cancel() {
 
 // ---------- results ----------
 
-function renderSummary() {
+function renderSummary(rows = state.lab.rows()) {
   const body = $("summary").querySelector("tbody");
   body.replaceChildren();
-  for (const { id, row } of state.lab.rows()) {
+  for (const { id, row } of rows) {
     const tr = el("tr", null, { "data-clock": id });
     if (row.tick_ns !== null && row.tick_ns !== undefined) tr.dataset.tickNs = String(row.tick_ns);
     // The cells in the order of the table's header: the clock, then its figures in words.
@@ -583,7 +588,7 @@ async function fetchNative() {
   }
 }
 
-const sortBy = { column: 5, descending: false }; // by tick, finest first
+const sortBy = { key: "tick", descending: false }; // finest first
 
 // A class of 60 is 60 rows a clock, over a thousand in all, which held the page a quarter
 // of a second to lay out at once: past ROWS_AT_ONCE rows, each clock shows its first
@@ -598,18 +603,19 @@ function renderCompare() {
   const head = table.querySelector("thead tr");
   head.replaceChildren(...names.map((n, i) => {
     const th = el("th", null, { scope: "col" });
-    if (i === sortBy.column) th.setAttribute("aria-sort", sortBy.descending ? "descending" : "ascending");
+    const key = state.columns.matrix_keys[i];
+    if (key === sortBy.key) th.setAttribute("aria-sort", sortBy.descending ? "descending" : "ascending");
     const b = el("button", n, { type: "button", class: "sort" });
     b.addEventListener("click", () => {
-      sortBy.descending = sortBy.column === i && !sortBy.descending;
-      sortBy.column = i;
+      sortBy.descending = sortBy.key === key && !sortBy.descending;
+      sortBy.key = key;
       renderCompare();
     });
     th.append(b);
     return th;
   }));
   for (const b of table.querySelectorAll("tbody")) b.remove();
-  const groups = state.lab.matrix(sortBy.column, sortBy.descending);
+  const groups = state.lab.matrix(sortBy.key, sortBy.descending);
   const many = groups.reduce((n, g) => n + g.rows.length, 0) > ROWS_AT_ONCE;
   for (const g of groups) {
     const body = el("tbody", null, { "data-clock": g.clock });
@@ -634,7 +640,7 @@ function renderCompare() {
 }
 
 function exportMatrix() {
-  download("ticklab-compare.csv", state.lab.matrix_csv(sortBy.column, sortBy.descending), "text/csv");
+  download("ticklab-compare.csv", state.lab.matrix_csv(sortBy.key, sortBy.descending), "text/csv");
 }
 
 // ---------- a result link ----------
@@ -866,7 +872,7 @@ async function main() {
   // For the end-to-end tests: what crossed the wasm boundary.
   self.ticklabCrossings = () => state.lab.crossings();
   self.ticklabExportJson = () => state.lab.export_json();
-  self.ticklabMatrixCsv = () => state.lab.matrix_csv(sortBy.column, sortBy.descending);
+  self.ticklabMatrixCsv = () => state.lab.matrix_csv(sortBy.key, sortBy.descending);
   state.entries = state.lab.choices();
   renderHeaders();
   renderContext();

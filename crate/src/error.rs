@@ -4,7 +4,8 @@ use serde::{Deserialize, Serialize};
 
 /// Everything an experiment, estimator or report parser can refuse or fail with.
 ///
-/// Messages say what to change; none of these is a panic in disguise.
+/// Messages say what happened, in no front end's terms: what a visitor or a user of the
+/// command can change is [`crate::present::advice`]'s. None of these is a panic in disguise.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum Error {
     /// An argument is out of range (a zero budget, a tick of NaN, a width of 65 bits...).
@@ -21,7 +22,7 @@ pub enum Error {
     /// The clock never changed value within the time budget.
     #[error(
         "clock '{clock}' did not advance in {elapsed_s:.3} s ({reads} reads): it is frozen, \
-         or its tick is longer than the time budget (raise --time)"
+         or its tick is longer than the time budget"
     )]
     Frozen {
         /// The clock's name.
@@ -34,7 +35,7 @@ pub enum Error {
     /// A read takes so long that too few fit in the time budget for any estimate.
     #[error(
         "clock '{clock}' takes {read_s:.3e} s per read: fewer than {min_reads} reads fit in \
-         the {budget_s} s budget of the {experiment} experiment (raise --time)"
+         the {budget_s} s budget of the {experiment} experiment"
     )]
     TooSlow {
         /// The clock's name.
@@ -57,9 +58,7 @@ pub enum Error {
         fault: ClockFault,
     },
     /// The time budget ended before the experiment had the least data it needs.
-    #[error(
-        "{experiment}: the time budget of {budget_s} s ended before {needed}; raise the budget"
-    )]
+    #[error("{experiment}: the time budget of {budget_s} s ended before {needed}")]
     BudgetExhausted {
         /// Which experiment.
         experiment: &'static str,

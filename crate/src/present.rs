@@ -8,6 +8,7 @@
 use serde::Serialize;
 
 use crate::clock::ClockKind;
+use crate::error::ErrorKind;
 use crate::report::{ClockReport, CounterFrequency};
 use crate::tick::{Method, TickEstimate, Verdict};
 
@@ -296,15 +297,52 @@ pub fn notes(c: &ClockReport) -> Vec<String> {
     lines
 }
 
+/// Who reads the words: the command's user or the page's visitor, who change different
+/// things to get a figure that failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Front {
+    /// `ticklab`: options on its command line.
+    Command,
+    /// The page: its settings.
+    Page,
+}
+
+/// What the reader can do about an experiment that failed with `kind`, in their front end's
+/// terms; nothing when a longer budget would not help.
+pub fn advice(kind: ErrorKind, front: Front) -> Option<&'static str> {
+    match (kind, front) {
+        (ErrorKind::Frozen | ErrorKind::TooSlow | ErrorKind::BudgetExhausted, Front::Command) => {
+            Some("raise --time")
+        }
+        (ErrorKind::Frozen | ErrorKind::TooSlow | ErrorKind::BudgetExhausted, Front::Page) => {
+            Some("raise the time budgets in Settings")
+        }
+        _ => None,
+    }
+}
+
+/// [`failures`], each followed by what the reader of `front` can do about it.
+pub fn failures_for(c: &ClockReport, front: Front) -> Vec<String> {
+    failure_lines(c, Some(front))
+}
+
 /// Why a clock could not be measured, or which of its experiments failed and why: the first
 /// of its [`notes`], and what a command that was asked for the clock fails with.
 pub fn failures(c: &ClockReport) -> Vec<String> {
+    failure_lines(c, None)
+}
+
+fn failure_lines(c: &ClockReport, front: Option<Front>) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     if let Some(r) = &c.unavailable_reason {
         lines.push(format!("not available here: {r}"));
     }
     for e in &c.errors {
-        lines.push(format!("{} failed: {}", e.experiment, e.message));
+        let mut line = format!("{} failed: {}", e.experiment, e.message);
+        if let Some(a) = front.and_then(|f| advice(e.kind, f)) {
+            line.push_str(&format!(" ({a})"));
+        }
+        lines.push(line);
     }
     lines
 }
@@ -466,6 +504,35 @@ pub fn fit_detail(c: &ClockReport) -> Option<String> {
 mod tests {
     use super::*;
     use crate::clock::{ClockInfo, CountPeriod};
+
+    #[test]
+    fn each_front_end_gets_its_own_advice_and_the_notes_none() {
+        let e = crate::Error::BudgetExhausted {
+            experiment: "fit",
+            budget_s: 0.1,
+            needed: "a run".into(),
+        };
+        let mut c = ClockReport::new(ClockInfo::new(
+            "c",
+            ClockKind::Synthetic,
+            CountPeriod::Unknown,
+        ));
+        c.errors
+            .push(crate::report::ExperimentError::new("fit", &e));
+        let command = failures_for(&c, Front::Command).join("");
+        let page = failures_for(&c, Front::Page).join("");
+        assert!(command.ends_with("(raise --time)"), "{command}");
+        assert!(
+            page.ends_with("(raise the time budgets in Settings)"),
+            "{page}"
+        );
+        assert!(!page.contains("--"), "{page}");
+        for n in notes(&c) {
+            assert!(!n.contains("raise"), "{n}");
+        }
+        // A cancelled run is not helped by a longer budget.
+        assert_eq!(advice(ErrorKind::Cancelled, Front::Page), None);
+    }
 
     #[test]
     fn durations_take_their_unit() {

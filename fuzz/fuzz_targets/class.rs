@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use ticklab::Report;
-use ticklab_www::class::{matrix, matrix_csv, Digest};
+use ticklab_www::class::{matrix, matrix_csv, Column, Digest};
 
 fuzz_target!(|bytes: &[u8]| {
     let text = String::from_utf8_lossy(bytes);
@@ -17,7 +17,7 @@ fuzz_target!(|bytes: &[u8]| {
         digests.extend(d.check().ok());
     }
     let all: Vec<&Digest> = digests.iter().collect();
-    for sort in 0..8 {
+    for sort in Column::ALL {
         for descending in [false, true] {
             let groups = matrix(&all, sort, descending);
             let _ = matrix_csv(&groups);

@@ -276,7 +276,7 @@ fn failures(report: &Report) -> Result<(), CliError> {
         .clocks
         .iter()
         .flat_map(|c| {
-            present::failures(c)
+            present::failures_for(c, present::Front::Command)
                 .into_iter()
                 .map(move |f| format!("{}: {f}", c.info.name))
         })

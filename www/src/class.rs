@@ -13,7 +13,48 @@ pub const SERVER: &str = "the server";
 pub const WHO: [&str; 4] = ["browser", "OS", "isolation", "CPU"];
 /// The figures of one clock in a digest, under the summary's column names.
 pub const FIGURES: [&str; 4] = ["clock", "tick", "read cost", "verdict"];
-/// The matrix's columns after the clock (each group's heading).
+/// The matrix's columns after the clock (each group's heading), in order: what a sort
+/// names, never a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Column {
+    Report,
+    Browser,
+    Os,
+    Isolation,
+    Cpu,
+    Tick,
+    ReadCost,
+    Verdict,
+}
+
+impl Column {
+    /// Every column, in the matrix's order.
+    pub const ALL: [Column; 8] = [
+        Column::Report,
+        Column::Browser,
+        Column::Os,
+        Column::Isolation,
+        Column::Cpu,
+        Column::Tick,
+        Column::ReadCost,
+        Column::Verdict,
+    ];
+
+    /// The key the page sorts by.
+    pub fn key(self) -> &'static str {
+        MATRIX_KEYS[self as usize]
+    }
+
+    /// The column of `key`.
+    pub fn parse(key: &str) -> Result<Column, String> {
+        Column::ALL
+            .into_iter()
+            .find(|c| c.key() == key)
+            .ok_or_else(|| format!("no column '{key}' in the matrix"))
+    }
+}
+
+/// The matrix's column headings, in [`Column::ALL`]'s order.
 pub const MATRIX_COLUMNS: [&str; 8] = [
     "report",
     "browser",
@@ -22,6 +63,18 @@ pub const MATRIX_COLUMNS: [&str; 8] = [
     "CPU",
     "tick",
     "read cost",
+    "verdict",
+];
+
+/// The columns' keys, in [`Column::ALL`]'s order.
+pub const MATRIX_KEYS: [&str; 8] = [
+    "report",
+    "browser",
+    "os",
+    "isolation",
+    "cpu",
+    "tick",
+    "read-cost",
     "verdict",
 ];
 
@@ -217,9 +270,9 @@ pub struct Group {
 }
 
 /// Clocks × reports: a group per clock, finest best tick first; within a group the rows are
-/// sorted by column `sort` of [`MATRIX_COLUMNS`] (tick and read cost by value, the rest by
-/// text), and `descending` reverses them.
-pub fn matrix(digests: &[&Digest], sort: usize, descending: bool) -> Vec<Group> {
+/// sorted by column `sort` (tick and read cost by value, the rest by text), and
+/// `descending` reverses them.
+pub fn matrix(digests: &[&Digest], sort: Column, descending: bool) -> Vec<Group> {
     struct Item<'a> {
         d: &'a Digest,
         c: &'a DigestClock,
@@ -270,12 +323,12 @@ pub fn matrix(digests: &[&Digest], sort: usize, descending: bool) -> Vec<Group> 
                     x.unwrap_or(f64::INFINITY)
                         .total_cmp(&y.unwrap_or(f64::INFINITY))
                 };
-                let o = match MATRIX_COLUMNS.get(sort).copied() {
-                    Some("tick") => by_value(a.c.tick_ns, b.c.tick_ns),
-                    Some("read cost") => by_value(a.c.read_ns, b.c.read_ns),
+                let o = match sort {
+                    Column::Tick => by_value(a.c.tick_ns, b.c.tick_ns),
+                    Column::ReadCost => by_value(a.c.read_ns, b.c.read_ns),
                     _ => cells(a)
-                        .get(sort)
-                        .cmp(&cells(b).get(sort))
+                        .get(sort as usize)
+                        .cmp(&cells(b).get(sort as usize))
                         .then(by_value(a.c.tick_ns, b.c.tick_ns)),
                 };
                 if descending { o.reverse() } else { o }.then(ia.cmp(ib))
@@ -315,6 +368,16 @@ mod tests {
     use super::*;
     use ticklab::clock::{ClockInfo, ClockKind, CountPeriod, Ratio};
     use ticklab::report::{ClockReport, Environment};
+
+    #[test]
+    fn every_column_is_sorted_by_its_key() {
+        for (i, c) in Column::ALL.into_iter().enumerate() {
+            assert_eq!(c as usize, i);
+            assert_eq!(Column::parse(c.key()), Ok(c));
+        }
+        assert_eq!(MATRIX_KEYS.len(), MATRIX_COLUMNS.len());
+        assert!(Column::parse("5").is_err());
+    }
     use ticklab::run::{Budget, Stop};
     use ticklab::tick::{self, TickOptions};
 
@@ -395,15 +458,15 @@ mod tests {
             b.line(),
             "bob.json: 2 clocks, Firefox 153, Linux, isolated, 8 logical CPUs"
         );
-        let m = matrix(&[&a, &b, &n], 5, false);
+        let m = matrix(&[&a, &b, &n], Column::Tick, false);
         let clocks: Vec<&str> = m.iter().map(|g| g.clock.as_str()).collect();
         assert_eq!(clocks, ["CLOCK_MONOTONIC", "performance.now", "Date.now"]);
         let from: Vec<&str> = m[1].rows.iter().map(|r| r.cells[0].as_str()).collect();
         assert_eq!(from, ["bob.json", "ann.json"]);
-        let m = matrix(&[&a, &b, &n], 5, true);
+        let m = matrix(&[&a, &b, &n], Column::Tick, true);
         assert_eq!(m[1].rows[0].cells[0], "ann.json");
         // By report name, as text.
-        let m = matrix(&[&b, &a], 0, false);
+        let m = matrix(&[&b, &a], Column::Report, false);
         assert_eq!(m[0].rows[0].cells[0], "ann.json");
         assert_eq!(m[0].rows[0].place, "browser");
         let csv = matrix_csv(&m);

@@ -111,19 +111,21 @@ impl Lab {
         })
     }
 
-    /// The headers of the summary, the class matrix and a shared result: `{summary,
-    /// matrix, figures}`, the same
-    /// words as the command's tables.
+    /// The headers of the summary, the class matrix and a shared result, the same words as
+    /// the command's tables, and the keys the matrix sorts by: `{summary, matrix,
+    /// matrix_keys, figures}`.
     pub fn columns(&self) -> Result<JsValue, JsError> {
         #[derive(Serialize)]
         struct Columns {
             summary: &'static [&'static str],
             matrix: &'static [&'static str],
+            matrix_keys: &'static [&'static str],
             figures: &'static [&'static str],
         }
         to_js(&Columns {
             summary: &ticklab::present::SUMMARY_COLUMNS,
             matrix: &class::MATRIX_COLUMNS,
+            matrix_keys: &class::MATRIX_KEYS,
             figures: &class::FIGURES,
         })
     }
@@ -202,24 +204,28 @@ impl Lab {
         let entry = self.session.entry(id).clone();
         let report =
             measure(&entry, &settings, fit, None, &mut observer(&progress)).map_err(js_err)?;
-        to_js(&self.session.add_measured(id, report))
+        self.session.add_measured(id, report);
+        self.rows()
     }
 
-    /// Keeps the report the worker measured for clock `id`; returns its summary row.
+    /// Keeps the report the worker measured for clock `id`; returns the summary rows (a
+    /// new clock can change another's: a read cost below its base's becomes a dash).
     pub fn add_result(&mut self, id: &str, report: JsValue) -> Result<JsValue, JsError> {
         let id = ClockId::parse(id).map_err(js_err)?;
         let report: ClockReport = from_js(report, "clock report")?;
-        to_js(&self.session.add_from_worker(id, report))
+        self.session.add_from_worker(id, report);
+        self.rows()
     }
 
-    /// Records that clock `id` could not be measured; returns its summary row.
+    /// Records that clock `id` could not be measured; returns the summary rows.
     pub fn add_failure(&mut self, id: &str, message: &str) -> Result<JsValue, JsError> {
         let id = ClockId::parse(id).map_err(js_err)?;
-        to_js(&self.session.add_failure(id, message))
+        self.session.add_failure(id, message);
+        self.rows()
     }
 
     /// The tick of sampled clock `id` from readings in its raw unit taken over
-    /// `elapsed_s`; keeps it and returns its summary row.
+    /// `elapsed_s`; keeps it and returns the summary rows.
     pub fn add_readings(
         &mut self,
         id: &str,
@@ -227,11 +233,10 @@ impl Lab {
         elapsed_s: f64,
     ) -> Result<JsValue, JsError> {
         let id = ClockId::parse(id).map_err(js_err)?;
-        let row = self
-            .session
+        self.session
             .add_readings(id, &readings, elapsed_s)
             .map_err(js_err)?;
-        to_js(&row)
+        self.rows()
     }
 
     /// Assembles the run's report (kept here) from what the page knows of itself:
@@ -374,15 +379,17 @@ impl Lab {
         self.session.clear_digests();
     }
 
-    /// Clocks × reports, a group per clock, rows sorted by column `sort` of
-    /// `columns().matrix`: `[{clock, rows: [{place, cells}]}]`.
-    pub fn matrix(&self, sort: usize, descending: bool) -> Result<JsValue, JsError> {
+    /// Clocks × reports, a group per clock, rows sorted by the column of key `sort`
+    /// (`columns().matrix_keys`): `[{clock, rows: [{place, cells}]}]`.
+    pub fn matrix(&self, sort: &str, descending: bool) -> Result<JsValue, JsError> {
+        let sort = class::Column::parse(sort).map_err(js_err)?;
         to_js(&self.session.matrix(sort, descending))
     }
 
     /// The matrix as CSV text.
-    pub fn matrix_csv(&self, sort: usize, descending: bool) -> String {
-        class::matrix_csv(&self.session.matrix(sort, descending))
+    pub fn matrix_csv(&self, sort: &str, descending: bool) -> Result<String, JsError> {
+        let sort = class::Column::parse(sort).map_err(js_err)?;
+        Ok(class::matrix_csv(&self.session.matrix(sort, descending)))
     }
 
     /// This run's summary for a result link, as JSON text (no samples).

@@ -489,7 +489,7 @@ impl Session {
     }
 
     /// Clocks × reports: this page's run, every digest taken in, and an opened link.
-    pub fn matrix(&self, sort: usize, descending: bool) -> Vec<Group> {
+    pub fn matrix(&self, sort: class::Column, descending: bool) -> Vec<Group> {
         let own = self.own_digest();
         let all: Vec<&Digest> = own
             .iter()
@@ -527,7 +527,7 @@ impl Session {
                 format!("{} ({source})", present::verdict_label(t.verdict))
             }
             (Some(_), None) => "this browser documents no figure to hold it against".into(),
-            (None, _) => present::failures(report).join("; "),
+            (None, _) => present::failures_for(report, present::Front::Page).join("; "),
         };
         let isolation = match (self.ctx.isolated, there) {
             (false, Some((ns, _))) => format!(
@@ -630,7 +630,7 @@ mod tests {
         // The same file again replaces itself.
         s.add_digest(other).unwrap();
         s.open_shared(d).unwrap();
-        let m = s.matrix(0, false);
+        let m = s.matrix(class::Column::Report, false);
         assert_eq!(m.len(), 1);
         let from: Vec<&str> = m[0].rows.iter().map(|r| r.cells[0].as_str()).collect();
         assert_eq!(from, ["a shared result", "bob.json", "this page"]);
@@ -639,7 +639,7 @@ mod tests {
         bad.who.clear();
         assert!(s.add_digest(bad).is_err());
         s.clear_digests();
-        assert_eq!(s.matrix(0, false)[0].rows.len(), 2);
+        assert_eq!(s.matrix(class::Column::Report, false)[0].rows.len(), 2);
     }
 
     #[test]

@@ -190,7 +190,7 @@ pub fn measure<C: Clock + ?Sized>(
     }
     if edges.len() < MIN_RELIABLE as usize {
         caveats.push(format!(
-            "only {} edges seen within the budget: raise --time for a coarse clock",
+            "only {} edges seen within the budget: too few for a coarse clock's tick to be sure",
             edges.len()
         ));
     }
