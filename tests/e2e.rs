@@ -85,6 +85,9 @@ fn hostile_requests_are_refused() {
     std::fs::create_dir_all(site.join("www/pkg")).unwrap();
     std::fs::write(site.join("index.html"), "<!doctype html><title>t</title>").unwrap();
     std::fs::write(site.join("www/pkg/x.wasm"), b"\0asm\x01\0\0\0").unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    std::io::Write::write_all(&mut gz, b"\0asm\x01\0\0\0").unwrap();
+    std::fs::write(site.join("www/pkg/x.wasm.gz"), gz.finish().unwrap()).unwrap();
     std::fs::write(dir.path().join("secret.txt"), "secret").unwrap();
     #[cfg(unix)]
     std::os::unix::fs::symlink(dir.path(), site.join("out")).unwrap();
@@ -105,6 +108,19 @@ fn hostile_requests_are_refused() {
     assert!(get(&url, "GET", "/www/pkg/x.wasm")
         .1
         .contains("content-type: application/wasm"));
+    // A gzipped copy beside a file goes to a browser that accepts gzip, typed as the file.
+    let (status, head) = raw(
+        &url,
+        "GET /www/pkg/x.wasm HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n",
+    );
+    assert_eq!(status, 200);
+    assert!(
+        head.contains("content-encoding: gzip") && head.contains("content-type: application/wasm"),
+        "{head}"
+    );
+    assert!(!get(&url, "GET", "/www/pkg/x.wasm")
+        .1
+        .contains("content-encoding"));
     assert_eq!(get(&url, "HEAD", "/index.html").0, 200);
     let (status, head) = get(&url, "GET", "/native/report.json");
     assert_eq!(status, 200);

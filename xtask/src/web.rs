@@ -61,11 +61,16 @@ pub fn ensure_wasm_bindgen() -> Result<PathBuf, String> {
     Ok(tool("wasm-bindgen"))
 }
 
-fn gzipped_len(path: &Path) -> Result<(u64, u64), String> {
+/// Writes `path`.gz beside `path`, as a static host that compresses sends it (`ticklab
+/// serve` sends it to browsers that accept gzip); returns both sizes.
+fn gzip_beside(path: &Path) -> Result<(u64, u64), String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
     gz.write_all(&bytes).map_err(|e| e.to_string())?;
     let out = gz.finish().map_err(|e| e.to_string())?;
+    let mut to = path.as_os_str().to_owned();
+    to.push(".gz");
+    std::fs::write(&to, &out).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok((bytes.len() as u64, out.len() as u64))
 }
 
@@ -119,8 +124,15 @@ pub fn build_with(features: &[&str]) -> Result<u64, String> {
     let site = assemble_site(&root)?;
     println!("site: {}", site.display());
     // What a browser downloads to run the page: its scripts and wasm, the service worker's
-    // own script among them.
-    let files: Vec<PathBuf> = site_files(&root)?
+    // own script among them. Every file gets its gzipped copy.
+    let all = site_files(&root)?;
+    for f in all
+        .iter()
+        .filter(|f| !(f.ends_with(".js") || f.ends_with(".wasm")))
+    {
+        gzip_beside(&site.join(f))?;
+    }
+    let files: Vec<PathBuf> = all
         .into_iter()
         .filter(|f| f.ends_with(".js") || f.ends_with(".wasm"))
         .map(|f| site.join(f))
@@ -131,7 +143,7 @@ pub fn build_with(features: &[&str]) -> Result<u64, String> {
         "page file (as served)", "bytes", "gzipped"
     );
     for f in &files {
-        let (r, g) = gzipped_len(f)?;
+        let (r, g) = gzip_beside(f)?;
         raw += r;
         gz += g;
         let name = f.strip_prefix(&site).unwrap_or(f).display().to_string();

@@ -93,8 +93,9 @@ impl StaticHost {
                 let Ok(l) = tokio::net::TcpListener::from_std(listener) else {
                     return;
                 };
-                let app =
-                    axum::Router::new().fallback_service(tower_http::services::ServeDir::new(root));
+                // Gzipped as GitHub Pages sends a site, from the copies the build writes.
+                let files = tower_http::services::ServeDir::new(root).precompressed_gzip();
+                let app = axum::Router::new().fallback_service(files);
                 // Dropping the server, not a graceful shutdown: a browser's open
                 // connections must not keep the host up when a test takes it down.
                 tokio::select! {
@@ -199,7 +200,60 @@ pub struct Session {
     /// The WebDriver client.
     pub client: Client,
     _driver: Guard,
+    port: u16,
     profile: Option<PathBuf>,
+}
+
+impl Session {
+    /// POSTs `body` to a command of this session that the WebDriver client has no call for
+    /// (`path` after `/session/{id}/`, such as chromedriver's `chromium/network_conditions`)
+    /// and returns the driver's `value`.
+    pub async fn command(
+        &self,
+        path: &str,
+        body: serde_json::Value,
+    ) -> Result<serde_json::Value, String> {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let id = self
+            .client
+            .session_id()
+            .await
+            .map_err(|e| e.to_string())?
+            .ok_or("the session has no id")?;
+        let body = body.to_string();
+        let request = format!(
+            "POST /session/{id}/{path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: \
+             application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len(),
+            port = self.port
+        );
+        let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", self.port))
+            .await
+            .map_err(|e| format!("the driver: {e}"))?;
+        stream
+            .write_all(request.as_bytes())
+            .await
+            .map_err(|e| format!("the driver: {e}"))?;
+        let mut out = Vec::new();
+        tokio::time::timeout(Duration::from_secs(30), stream.read_to_end(&mut out))
+            .await
+            .map_err(|_| format!("the driver did not answer {path} in 30 s"))?
+            .map_err(|e| format!("the driver: {e}"))?;
+        let text = String::from_utf8_lossy(&out);
+        let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+        // A chunked answer's body sits between its chunk sizes: the JSON is from the first
+        // brace to the last.
+        let json = body
+            .find('{')
+            .zip(body.rfind('}'))
+            .map_or("", |(a, b)| &body[a..=b]);
+        let v: serde_json::Value = serde_json::from_str(json)
+            .map_err(|e| format!("{path}: {e} in {}", head.lines().next().unwrap_or("")))?;
+        if !head.starts_with("HTTP/1.1 200") {
+            return Err(format!("{path}: {}", v["value"]));
+        }
+        Ok(v["value"].clone())
+    }
 }
 
 impl Drop for Session {
@@ -275,6 +329,7 @@ async fn open_with(
     Ok(Session {
         client,
         _driver: guard,
+        port,
         profile,
     })
 }
