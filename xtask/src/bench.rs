@@ -451,9 +451,16 @@ async fn cold_headline(chromedriver: &Path, url: &str) -> Figure {
     f
 }
 
-/// One cold load: ms to the headline and the bytes fetched before it.
+/// One cold load: ms to the headline and the bytes fetched before it. The browser is closed
+/// whatever happened: a page left open goes on measuring.
 async fn cold_load(chromedriver: &Path, url: &str) -> Result<(f64, f64), String> {
     let s = open_phone(chromedriver, (390, 844)).await?;
+    let r = cold_load_in(&s, url).await;
+    let _ = s.client.clone().close().await;
+    r
+}
+
+async fn cold_load_in(s: &ticklab_browser::Session, url: &str) -> Result<(f64, f64), String> {
     let (down, up, rtt) = SLOW_4G;
     s.command(
         "chromium/network_conditions",

@@ -234,20 +234,36 @@ impl Session {
             .write_all(request.as_bytes())
             .await
             .map_err(|e| format!("the driver: {e}"))?;
-        let mut out = Vec::new();
-        tokio::time::timeout(Duration::from_secs(30), stream.read_to_end(&mut out))
+        // The driver keeps the connection open: read the head, then the body it announces.
+        let answer = async {
+            let mut out = Vec::new();
+            let mut buf = [0u8; 8192];
+            loop {
+                let n = stream.read(&mut buf).await?;
+                out.extend_from_slice(&buf[..n]);
+                let text = String::from_utf8_lossy(&out).to_string();
+                if let Some((head, body)) = text.split_once("\r\n\r\n") {
+                    let len = head
+                        .lines()
+                        .find_map(|l| {
+                            let (k, v) = l.split_once(':')?;
+                            k.eq_ignore_ascii_case("content-length")
+                                .then(|| v.trim().parse::<usize>().ok())?
+                        })
+                        .unwrap_or(0);
+                    if body.len() >= len || n == 0 {
+                        return Ok::<_, std::io::Error>((head.to_string(), body.to_string()));
+                    }
+                } else if n == 0 {
+                    return Ok((text, String::new()));
+                }
+            }
+        };
+        let (head, body) = tokio::time::timeout(Duration::from_secs(30), answer)
             .await
             .map_err(|_| format!("the driver did not answer {path} in 30 s"))?
             .map_err(|e| format!("the driver: {e}"))?;
-        let text = String::from_utf8_lossy(&out);
-        let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-        // A chunked answer's body sits between its chunk sizes: the JSON is from the first
-        // brace to the last.
-        let json = body
-            .find('{')
-            .zip(body.rfind('}'))
-            .map_or("", |(a, b)| &body[a..=b]);
-        let v: serde_json::Value = serde_json::from_str(json)
+        let v: serde_json::Value = serde_json::from_str(&body)
             .map_err(|e| format!("{path}: {e} in {}", head.lines().next().unwrap_or("")))?;
         if !head.starts_with("HTTP/1.1 200") {
             return Err(format!("{path}: {}", v["value"]));
