@@ -2044,96 +2044,107 @@ async fn a_class_loads(
             return Err(format!("a platform of markup: [status, class, elements in it, nothing ran] = {v}"));
         }
 
-        // The class: every file chosen at once, the page's thread watched meanwhile.
-        // ChromeDriver adds files to a multiple input's earlier choice: emptied first.
-        js(c, "document.getElementById('clear-compare').click();
-               document.getElementById('native-file').value = '';
-               self.beat = { max: 0, n: 0, longtask: null, stop: false };
-               let last = performance.now();
-               const tick = () => {
-                 const t = performance.now();
-                 self.beat.max = Math.max(self.beat.max, t - last);
-                 self.beat.n += 1;
-                 last = t;
-                 if (!self.beat.stop) setTimeout(tick, 0);
-               };
-               setTimeout(tick, 0);
-               try {
-                 if (!PerformanceObserver.supportedEntryTypes.includes('longtask')) throw 0;
-                 new PerformanceObserver((l) => { for (const e of l.getEntries())
-                   self.beat.longtask = Math.max(self.beat.longtask || 0, e.duration); })
-                   .observe({ entryTypes: ['longtask'] });
-                 self.beat.timed = true;
-               } catch {}
-               return 0").await?;
-        // The same beat over two quiet seconds first: what this machine's scheduler alone does
-        // to it (beside busy processes a browser is not run for 100 ms and more), which the
-        // page's own holding is then measured beyond.
-        let quiet = c
-            .execute_async(
-                "const done = arguments[arguments.length - 1];
-                 setTimeout(() => { const b = self.beat.max; self.beat.max = 0; self.beat.longtask = self.beat.timed ? 0 : null; done(b); }, 2000);",
-                vec![],
+        // Loaded twice at most where the browser does not time its own tasks: the beat also
+        // counts the time a busy machine does not run the browser, which only lengthens it, so
+        // the smaller of two loads is the page's (the minimum of timings).
+        let mut attempt = 0;
+        let (secs, v, groups, beat, quiet, max, longtask, held) = loop {
+            // The class: every file chosen at once, the page's thread watched meanwhile.
+            // ChromeDriver adds files to a multiple input's earlier choice: emptied first.
+            js(c, "document.getElementById('clear-compare').click();
+                   document.getElementById('native-file').value = '';
+                   self.beat = { max: 0, n: 0, longtask: null, stop: false };
+                   let last = performance.now();
+                   const tick = () => {
+                     const t = performance.now();
+                     self.beat.max = Math.max(self.beat.max, t - last);
+                     self.beat.n += 1;
+                     last = t;
+                     if (!self.beat.stop) setTimeout(tick, 0);
+                   };
+                   setTimeout(tick, 0);
+                   try {
+                     if (!PerformanceObserver.supportedEntryTypes.includes('longtask')) throw 0;
+                     new PerformanceObserver((l) => { for (const e of l.getEntries())
+                       self.beat.longtask = Math.max(self.beat.longtask || 0, e.duration); })
+                       .observe({ entryTypes: ['longtask'] });
+                     self.beat.timed = true;
+                   } catch {}
+                   return 0").await?;
+            // The same beat over two quiet seconds first: what this machine's scheduler alone does
+            // to it (beside busy processes a browser is not run for 100 ms and more), which the
+            // page's own holding is then measured beyond.
+            let quiet = c
+                .execute_async(
+                    "const done = arguments[arguments.length - 1];
+                     setTimeout(() => { const b = self.beat.max; self.beat.max = 0; self.beat.longtask = self.beat.timed ? 0 : null; done(b); }, 2000);",
+                    vec![],
+                )
+                .await
+                .map_err(|e| e.to_string())?
+                .as_f64()
+                .unwrap_or(f64::NAN);
+            let t = std::time::Instant::now();
+            let paths: Vec<String> = class.iter().map(|f| files.join(f).to_string_lossy().into_owned()).collect();
+            input.send_keys(&paths.join("\n")).await.map_err(|e| e.to_string())?;
+            wait_for(
+                c,
+                &format!("return document.querySelectorAll('#compare-status li').length === {}", class.len()),
+                Duration::from_secs(300),
             )
-            .await
-            .map_err(|e| e.to_string())?
-            .as_f64()
-            .unwrap_or(f64::NAN);
-        let t = std::time::Instant::now();
-        let paths: Vec<String> = class.iter().map(|f| files.join(f).to_string_lossy().into_owned()).collect();
-        input.send_keys(&paths.join("\n")).await.map_err(|e| e.to_string())?;
-        wait_for(
-            c,
-            &format!("return document.querySelectorAll('#compare-status li').length === {}", class.len()),
-            Duration::from_secs(300),
-        )
-        .await?;
-        let secs = t.elapsed().as_secs_f64();
-        // Every clock shows its first 10 reports and a button for the rest; one is pressed.
-        let frames = "const done = arguments[arguments.length - 1];
-             requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => done(0), 100)));";
-        c.execute_async(frames, vec![]).await.map_err(|e| e.to_string())?;
-        let v = js(
-            c,
-            "const csv = self.ticklabMatrixCsv().trim().split('\\r\\n').slice(1);
-             return [[...document.querySelectorAll('#compare-status li')].filter(l => l.className === 'error').map(l => l.textContent),
-                     new Set(csv.map(l => l.split(',')[1])).size, csv.length,
-                     document.querySelectorAll('#compare-table tbody').length,
-                     document.querySelectorAll('#compare-table tbody tr:not(.group)').length,
-                     [...new Set([...document.querySelectorAll('#compare-table tr.group button')].map(b => b.textContent))],
-                     self.ticklabErrors]",
-        )
-        .await?;
-        let groups = v[3].as_u64().unwrap_or(0);
-        let want = serde_json::json!([[], class.len(), groups * class.len() as u64, groups, groups * 10,
-                                      [format!("Show all {} reports", class.len())], []]);
-        if groups == 0 || v != want {
-            return Err(format!(
-                "the class: [refused, reports in the CSV, its rows, clocks, rows shown, buttons, page errors] = {v}, not {want}"
-            ));
-        }
-        js(c, "document.querySelector('#compare-table tr.group button').click(); return 0").await?;
-        c.execute_async(frames, vec![]).await.map_err(|e| e.to_string())?;
-        let beat = js(c, "self.beat.stop = true; return self.beat").await?;
-        let opened = js(c, "return [document.querySelector('#compare-table tbody').querySelectorAll('tr:not(.group)').length,
-                                    document.querySelectorAll('#compare-table tr.group button').length]").await?;
-        if opened != serde_json::json!([class.len(), groups - 1]) {
-            return Err(format!("after Show all: [rows of that clock, clocks still cut] = {opened}"));
-        }
-        // For a look: the first clock opened, the second cut to 10 with its button.
-        js(c, "document.querySelectorAll('#compare-table tbody')[1].scrollIntoView(); scrollBy(0, -600); return 0").await?;
-        let shot = target().join("e2e").join(format!("compare-60-{browser:?}.png").to_lowercase());
-        let png = c.screenshot().await.map_err(|e| e.to_string())?;
-        std::fs::create_dir_all(shot.parent().unwrap_or(Path::new("."))).map_err(|e| e.to_string())?;
-        std::fs::write(&shot, png).map_err(|e| e.to_string())?;
-        let (max, longtask) = (beat["max"].as_f64().unwrap_or(f64::NAN), beat["longtask"].as_f64());
-        // The page's own tasks, where the browser times them (Chromium's Long Tasks); else
-        // the beat, 200 ms beyond the longest gap the quiet page showed just before. The beat
-        // also counts the time a busy machine does not run the browser at all, and the
-        // page's workers competing with it for the cores.
-        let held = match longtask {
-            Some(l) => l > 200.0,
-            None => max.is_nan() || quiet.is_nan() || max > 200.0 + quiet,
+            .await?;
+            let secs = t.elapsed().as_secs_f64();
+            // Every clock shows its first 10 reports and a button for the rest; one is pressed.
+            let frames = "const done = arguments[arguments.length - 1];
+                 requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => done(0), 100)));";
+            c.execute_async(frames, vec![]).await.map_err(|e| e.to_string())?;
+            let v = js(
+                c,
+                "const csv = self.ticklabMatrixCsv().trim().split('\\r\\n').slice(1);
+                 return [[...document.querySelectorAll('#compare-status li')].filter(l => l.className === 'error').map(l => l.textContent),
+                         new Set(csv.map(l => l.split(',')[1])).size, csv.length,
+                         document.querySelectorAll('#compare-table tbody').length,
+                         document.querySelectorAll('#compare-table tbody tr:not(.group)').length,
+                         [...new Set([...document.querySelectorAll('#compare-table tr.group button')].map(b => b.textContent))],
+                         self.ticklabErrors]",
+            )
+            .await?;
+            let groups = v[3].as_u64().unwrap_or(0);
+            let want = serde_json::json!([[], class.len(), groups * class.len() as u64, groups, groups * 10,
+                                          [format!("Show all {} reports", class.len())], []]);
+            if groups == 0 || v != want {
+                return Err(format!(
+                    "the class: [refused, reports in the CSV, its rows, clocks, rows shown, buttons, page errors] = {v}, not {want}"
+                ));
+            }
+            js(c, "document.querySelector('#compare-table tr.group button').click(); return 0").await?;
+            c.execute_async(frames, vec![]).await.map_err(|e| e.to_string())?;
+            let beat = js(c, "self.beat.stop = true; return self.beat").await?;
+            let opened = js(c, "return [document.querySelector('#compare-table tbody').querySelectorAll('tr:not(.group)').length,
+                                        document.querySelectorAll('#compare-table tr.group button').length]").await?;
+            if opened != serde_json::json!([class.len(), groups - 1]) {
+                return Err(format!("after Show all: [rows of that clock, clocks still cut] = {opened}"));
+            }
+            // For a look: the first clock opened, the second cut to 10 with its button.
+            js(c, "document.querySelectorAll('#compare-table tbody')[1].scrollIntoView(); scrollBy(0, -600); return 0").await?;
+            let shot = target().join("e2e").join(format!("compare-60-{browser:?}.png").to_lowercase());
+            let png = c.screenshot().await.map_err(|e| e.to_string())?;
+            std::fs::create_dir_all(shot.parent().unwrap_or(Path::new("."))).map_err(|e| e.to_string())?;
+            std::fs::write(&shot, png).map_err(|e| e.to_string())?;
+            let (max, longtask) = (beat["max"].as_f64().unwrap_or(f64::NAN), beat["longtask"].as_f64());
+            // The page's own tasks, where the browser times them (Chromium's Long Tasks); else
+            // the beat, 200 ms beyond the longest gap the quiet page showed just before. The beat
+            // also counts the time a busy machine does not run the browser at all, and the
+            // page's workers competing with it for the cores.
+            let held = match longtask {
+                Some(l) => l > 200.0,
+                None => max.is_nan() || quiet.is_nan() || max > 200.0 + quiet,
+            };
+
+            attempt += 1;
+            if !held || longtask.is_some() || attempt == 2 {
+                break (secs, v, groups, beat, quiet, max, longtask, held);
+            }
         };
         if held {
             return Err(format!(

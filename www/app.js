@@ -893,6 +893,7 @@ async function main() {
   $("export-matrix").addEventListener("click", exportMatrix);
   $("clear-compare").addEventListener("click", () => {
     state.lab.clear_digests();
+    opened.clear();
     $("compare-status").replaceChildren();
     renderCompare();
   });
