@@ -1,7 +1,7 @@
 // ticklab's service worker: keeps the page working offline (network first, cache as a
 // fallback) and, when the page is opened with ?isolate, adds the COOP and COEP headers a
 // static host cannot, so the page becomes cross-origin isolated.
-const CACHE = "ticklab-v2";
+const CACHE = "ticklab-v3";
 // Everything the page needs, cached when the worker installs: the visit that installs it
 // fetched these before the worker could see them, and the next one may be offline. The one
 // list of the site's files: `cargo xtask web` assembles and weighs the site from it.
@@ -10,6 +10,14 @@ const SITE = [
   "index.html",
   "www/style.css",
   "www/app.js",
+  "www/page.js",
+  "www/headline.js",
+  "www/pkg/ticklab_first.js",
+  "www/pkg/ticklab_first_bg.wasm",
+  "www/lab.js",
+  "www/lab-state.js",
+  "www/compare.js",
+  "www/explore.js",
   "www/worker.js",
   "www/counter.js",
   "www/pkg/ticklab_www.js",

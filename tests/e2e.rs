@@ -808,11 +808,6 @@ fn browsers_measure_the_documented_ticks() {
                 "{browser:?} {mode}: {}",
                 r.crossed
             );
-            assert_eq!(
-                r.crossed["clocks_out"], 0,
-                "{browser:?} {mode}: {}",
-                r.crossed
-            );
             assert!(
                 r.crossed["clocks_in"].as_u64() >= Some(3),
                 "{browser:?} {mode}: {}",

@@ -1,12 +1,11 @@
 // The lab's worker: spins on clocks so the page never freezes. One message in, one clock
-// measured by the worker's Lab, progress and the clock's report posted back; or reports
-// read into digests for Compare; or, for ?bench, the page's figures.
+// measured, progress and the clock's report posted back; or reports read into digests for
+// Compare; or the playground's simulated clock; or, for ?bench, the page's figures.
 import init, * as wasm from "./pkg/ticklab_www.js";
 
-const { Lab, digest_report } = wasm;
+const { digest_report, run_clock } = wasm;
 
 const ready = init();
-let lab = null; // made once, for the page's context
 
 // The baseline of the wasm boundary figure: performance.now read back to back by plain
 // JavaScript at its best: the performance object held in a local (as the lab's clock holds
@@ -65,9 +64,7 @@ self.onmessage = async (ev) => {
       self.postMessage({ kind: "bench", rows });
       return;
     }
-    lab ||= new Lab(ctx);
-    lab.use_settings(settings);
-    const report = lab.run_for_page(id, fit, (p) => {
+    const report = run_clock(ctx, id, settings, fit, (p) => {
       self.postMessage({ kind: "progress", id, ...p });
       return false;
     }, cell);

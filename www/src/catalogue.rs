@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 use ticklab::clock::{ClockInfo, ClockKind, CountPeriod};
+pub use ticklab_first::{browser, documented_clamp, ns_clock, worker_now_info, Browser};
 
 /// What the page knows of its context, sent by the JavaScript side.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
@@ -125,50 +126,6 @@ impl ClockId {
     }
 }
 
-/// The browser family, for the resolutions each documents.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Browser {
-    /// Chrome, Chromium, Edge, Opera...
-    Chromium,
-    /// Firefox.
-    Firefox,
-    /// Safari.
-    Safari,
-    /// Anything else.
-    Other,
-}
-
-/// Reads the family from a user agent string.
-pub fn browser(user_agent: &str) -> Browser {
-    if user_agent.contains("Firefox/") {
-        Browser::Firefox
-    } else if user_agent.contains("Chrome/") || user_agent.contains("Chromium/") {
-        Browser::Chromium
-    } else if user_agent.contains("Safari/") {
-        Browser::Safari
-    } else {
-        Browser::Other
-    }
-}
-
-/// The resolution this browser documents for performance.now in this context, in ns, and
-/// where that figure comes from.
-pub fn documented_clamp(b: Browser, isolated: bool) -> Option<(f64, &'static str)> {
-    match (b, isolated) {
-        (Browser::Chromium, false) => {
-            Some((100_000.0, "Chromium: 100 µs, not cross-origin isolated"))
-        }
-        (Browser::Chromium, true) => Some((5_000.0, "Chromium: 5 µs, cross-origin isolated")),
-        (Browser::Firefox, false) => {
-            Some((1_000_000.0, "Firefox: 1 ms, not cross-origin isolated"))
-        }
-        (Browser::Firefox, true) => Some((20_000.0, "Firefox: 20 µs, cross-origin isolated")),
-        (Browser::Safari, _) => Some((1_000_000.0, "Safari: 1 ms")),
-        (Browser::Other, _) => None,
-    }
-}
-
 /// Where a clock is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -202,15 +159,6 @@ pub struct Entry {
     pub counts_per_unit: f64,
 }
 
-const ROUNDING: &str =
-    "count = round(ms × 1e6): one count is 1 ns; exact for whole-ns ticks below 2^52 ns";
-
-fn ns_clock(name: &str, kind: ClockKind, description: &str) -> ClockInfo {
-    ClockInfo::new(name, kind, CountPeriod::NANOSECOND)
-        .with_description(description)
-        .with_mapping(ROUNDING)
-}
-
 /// Every clock the page knows, available or not, in the order the page runs them.
 pub fn entries(ctx: &Context) -> Vec<Entry> {
     let b = browser(&ctx.user_agent);
@@ -239,11 +187,7 @@ pub fn entries(ctx: &Context) -> Vec<Entry> {
         .or_else(|| (!ctx.shared_counter).then(|| "the counter worker did not start".to_string()));
     push(
         ClockId::PerformanceNow,
-        claim(ns_clock(
-            "performance.now (worker)",
-            ClockKind::Monotonic,
-            "High-resolution time in the lab's worker, coarsened by the browser",
-        )),
+        worker_now_info(&ctx.user_agent, ctx.isolated),
         Place::Worker,
         true,
         true,
@@ -495,20 +439,6 @@ mod tests {
 
     const CHROME: &str = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) \
                           Chrome/156.0.0.0 Safari/537.36";
-    const FIREFOX: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0";
-
-    #[test]
-    fn browsers_and_their_clamps() {
-        assert_eq!(browser(CHROME), Browser::Chromium);
-        assert_eq!(browser(FIREFOX), Browser::Firefox);
-        assert_eq!(browser("Version/17.0 Safari/605.1.15"), Browser::Safari);
-        assert_eq!(
-            documented_clamp(Browser::Chromium, true).unwrap().0,
-            5_000.0
-        );
-        assert_eq!(documented_clamp(Browser::Firefox, false).unwrap().0, 1e6);
-        assert!(documented_clamp(Browser::Other, false).is_none());
-    }
 
     #[test]
     fn isolation_decides_the_shared_counter() {

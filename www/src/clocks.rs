@@ -6,25 +6,11 @@ use ticklab::clock::{Clock, ClockInfo, ClockKind, CountPeriod, FloatClock};
 use ticklab::interpolate::Interpolated;
 use ticklab::run::Stopwatch;
 use ticklab::synthetic::{Clamp, ClampStyle, ClockTime, Jiffy, RoundedNs, SimTime, Timeline};
-use wasm_bindgen::JsCast;
 use web_sys::Performance;
 
 use crate::catalogue::{self, ClockId, Context, Entry};
 use crate::{ulp, CALIBRATION_MS};
-
-/// The performance object of this global (window or worker).
-pub(crate) fn performance() -> Result<Performance, String> {
-    let g = js_sys::global();
-    if let Some(w) = g.dyn_ref::<web_sys::Window>() {
-        return w
-            .performance()
-            .ok_or_else(|| "no window.performance".into());
-    }
-    if let Some(w) = g.dyn_ref::<web_sys::WorkerGlobalScope>() {
-        return w.performance().ok_or_else(|| "no self.performance".into());
-    }
-    Err("neither a window nor a worker: no performance object".into())
-}
+pub(crate) use ticklab_first::web::{float_clock, performance};
 
 /// A clock under another name.
 struct Renamed<C> {
@@ -133,14 +119,6 @@ pub(crate) fn interpolated_over_counter(
 }
 
 const DAY_MS: f64 = 86_400_000.0;
-
-fn float_clock(info: ClockInfo, f: impl FnMut() -> f64 + 'static) -> Box<dyn Clock> {
-    // Boxed: one copy of FloatClock's code for every page clock, not one a closure.
-    let f: Box<dyn FnMut() -> f64> = Box::new(f);
-    let mut c = FloatClock::milliseconds(info.name.clone(), info.kind, f);
-    *c.info_mut() = info;
-    Box::new(c)
-}
 
 /// A clock of the page and the stopwatch its budgets are kept by.
 pub(crate) type Built = (Box<dyn Clock>, Box<dyn Stopwatch>);

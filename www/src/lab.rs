@@ -142,45 +142,6 @@ impl Lab {
         to_js(self.session.set_settings(&raw).map_err(js_err)?)
     }
 
-    /// The form of headline pass `pass` (0: a first look, 1: a longer one), for the
-    /// worker.
-    pub fn headline_settings(&self, pass: u32) -> Result<JsValue, JsError> {
-        to_js(&session::headline_settings(pass))
-    }
-
-    /// The headline for the worker's report on performance.now: `{tick_ns, tick,
-    /// verdict, isolation}`, in words.
-    pub fn headline(&mut self, report: JsValue) -> Result<JsValue, JsError> {
-        let report: ClockReport = from_js(report, "clock report")?;
-        to_js(&self.session.headline(&report))
-    }
-
-    /// Takes the form as the page's lab checked it (in the worker: nothing is parsed
-    /// twice).
-    pub fn use_settings(&mut self, checked: JsValue) -> Result<(), JsError> {
-        self.session.use_settings(from_js(checked, "settings")?);
-        Ok(())
-    }
-
-    /// Runs clock `id` in this worker and hands its `ClockReport` out, for the page's
-    /// lab: the one report that crosses the boundary in a run, one clock at a time.
-    /// `progress` gets `{experiment, fraction, samples}` every 20 ms, and a truthy
-    /// return cancels; `counter` is the SharedArrayBuffer cell, when there is one.
-    pub fn run_for_page(
-        &mut self,
-        id: &str,
-        fit: bool,
-        progress: Function,
-        counter: Option<Int32Array>,
-    ) -> Result<JsValue, JsError> {
-        let id = ClockId::parse(id).map_err(js_err)?;
-        let settings = self.session.settings().map_err(js_err)?.clone();
-        let entry = self.session.entry(id).clone();
-        let report =
-            measure(&entry, &settings, fit, counter, &mut observer(&progress)).map_err(js_err)?;
-        to_js(&self.session.hand_out(report))
-    }
-
     /// Seconds of sampling the checked form asks for.
     pub fn sample_s(&self) -> Result<f64, JsError> {
         Ok(self.session.settings().map_err(js_err)?.sample_s)
@@ -192,7 +153,7 @@ impl Lab {
     }
 
     /// Runs clock `id` here, on the page's thread, keeps its result and returns its
-    /// summary row. `progress` is as for [`Lab::run_for_page`].
+    /// summary row. `progress` is as for [`run_clock`].
     pub fn run_here(
         &mut self,
         id: &str,
@@ -412,8 +373,7 @@ impl Lab {
         })
     }
 
-    /// What crossed the boundary so far: `{reports_out, clocks_in, clocks_out,
-    /// native_imports}`.
+    /// What crossed the boundary so far: `{reports_out, clocks_in, digests_in}`.
     pub fn crossings(&self) -> Result<JsValue, JsError> {
         to_js(&self.session.crossings())
     }
@@ -435,6 +395,29 @@ pub fn play(knobs: JsValue) -> Result<JsValue, JsError> {
     let k: Knobs = from_js(knobs, "playground")?;
     let seed = 0x91a7 ^ js_sys::Date::now() as u64;
     to_js(&playground::run(&k, seed).map_err(js_err)?)
+}
+
+/// Runs clock `id` of a page in context `ctx` (as for [`Lab::new`]) here, in the lab's
+/// worker, with the form as the page's lab checked it (`settings`: nothing is parsed
+/// twice), and hands its `ClockReport` out for the page's lab: the one report that crosses
+/// the boundary in a run, one clock at a time. `progress` gets `{experiment, fraction,
+/// samples}` every 20 ms, and a truthy return cancels; `counter` is the SharedArrayBuffer
+/// cell, when there is one.
+#[wasm_bindgen]
+pub fn run_clock(
+    ctx: JsValue,
+    id: &str,
+    settings: JsValue,
+    fit: bool,
+    progress: Function,
+    counter: Option<Int32Array>,
+) -> Result<JsValue, JsError> {
+    let ctx: catalogue::Context = from_js(ctx, "context")?;
+    let settings: Settings = from_js(settings, "settings")?;
+    let entry = catalogue::entry(&ctx, ClockId::parse(id).map_err(js_err)?);
+    let report =
+        measure(&entry, &settings, fit, counter, &mut observer(&progress)).map_err(js_err)?;
+    to_js(&report)
 }
 
 /// Refuses a report of `bytes` from `from` before it is read, if it is too large.

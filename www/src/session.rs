@@ -24,8 +24,6 @@ pub struct Crossings {
     pub reports_out: u32,
     /// Clock reports handed in (from the worker).
     pub clocks_in: u32,
-    /// Clock reports handed out.
-    pub clocks_out: u32,
     /// Digests of other reports taken in (files, the server's, a link).
     pub digests_in: u32,
 }
@@ -85,30 +83,6 @@ pub struct Analyzed {
     pub notes: Vec<String>,
     /// The tick in ns, when one was found and the unit is a time.
     pub tick_ns: Option<f64>,
-}
-
-/// The page's first answer: what performance.now resolves here, in words.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Headline {
-    /// The measured tick in ns, once there is one.
-    pub tick_ns: Option<f64>,
-    /// The tick ("100.000 µs", "≤ 1.000 ms").
-    pub tick: String,
-    /// The tick against this browser's documented figure for this context.
-    pub verdict: String,
-    /// What cross-origin isolation changes here.
-    pub isolation: String,
-}
-
-/// The form of the headline's passes: a short first look, then a longer one that refines it
-/// while the visitor reads.
-pub fn headline_settings(pass: u32) -> Settings {
-    let raw = RawSettings {
-        tick_s: if pass == 0 { "0.2" } else { "1.5" }.into(),
-        overhead_s: "0.02".into(),
-        ..Default::default()
-    };
-    Settings::parse(&raw).expect("the headline's own settings are valid (tested)")
 }
 
 /// What the page adds to the report of its run.
@@ -199,17 +173,6 @@ impl Session {
     /// Checks the form, once for the whole run; the error names the bad field.
     pub fn set_settings(&mut self, raw: &RawSettings) -> Result<&Settings, String> {
         Ok(self.settings.insert(Settings::parse(raw)?))
-    }
-
-    /// The form as another lab checked it.
-    pub fn use_settings(&mut self, checked: Settings) {
-        self.settings = Some(checked);
-    }
-
-    /// A clock's report, handed out to another lab (the worker's to the page's).
-    pub fn hand_out(&mut self, report: ClockReport) -> ClockReport {
-        self.crossings.clocks_out += 1;
-        report
     }
 
     /// The form as last checked.
@@ -515,41 +478,6 @@ impl Session {
         Ok(self.shared.insert(d))
     }
 
-    /// The headline for performance.now's report from the worker.
-    pub fn headline(&mut self, report: &ClockReport) -> Headline {
-        self.crossings.clocks_in += 1;
-        let browser = catalogue::browser(&self.ctx.user_agent);
-        let here = catalogue::documented_clamp(browser, self.ctx.isolated);
-        let there = catalogue::documented_clamp(browser, !self.ctx.isolated);
-        let tick = present::tick(report, &[]);
-        let verdict = match (&report.tick, here) {
-            (Some(t), Some((_, source))) => {
-                format!("{} ({source})", present::verdict_label(t.verdict))
-            }
-            (Some(_), None) => "this browser documents no figure to hold it against".into(),
-            (None, _) => present::failures_for(report, present::Front::Page).join("; "),
-        };
-        let isolation = match (self.ctx.isolated, there) {
-            (false, Some((ns, _))) => format!(
-                "Cross-origin isolated, this browser documents {} instead: reload isolated to \
-                 see it.",
-                present::duration(ns)
-            ),
-            (true, Some((ns, _))) => format!(
-                "This page is cross-origin isolated; without isolation this browser documents \
-                 {}.",
-                present::duration(ns)
-            ),
-            (_, None) => String::new(),
-        };
-        Headline {
-            tick_ns: report.tick.as_ref().and_then(|t| t.tick_ns),
-            tick,
-            verdict,
-            isolation,
-        }
-    }
-
     /// What crossed the boundary so far.
     pub fn crossings(&self) -> Crossings {
         self.crossings
@@ -585,25 +513,6 @@ mod tests {
         assert_eq!(s.crossings().reports_out, 1);
         assert!(s.export_csv().unwrap()[0].csv.contains("the worker failed"));
         assert_eq!(s.crossings().reports_out, 2);
-    }
-
-    #[test]
-    fn the_headline_says_what_isolation_changes() {
-        for pass in [0, 1] {
-            assert!(headline_settings(pass).tick_s > 0.0);
-        }
-        let ctx = Context {
-            user_agent: "Mozilla/5.0 (X11; Linux x86_64; rv:153.0) Gecko/20100101 Firefox/153.0"
-                .into(),
-            ..Default::default()
-        };
-        let mut s = Session::new(ctx);
-        let r = ClockReport::new(s.entry(ClockId::PerformanceNow).info.clone());
-        let h = s.headline(&r);
-        assert_eq!(h.tick, present::DASH);
-        assert_eq!(h.tick_ns, None);
-        assert!(h.isolation.contains("20.000 µs"), "{}", h.isolation);
-        assert_eq!(s.crossings().clocks_in, 1);
     }
 
     #[test]

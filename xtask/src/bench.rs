@@ -106,12 +106,21 @@ pub fn run() -> Result<(), String> {
             ));
         }
     }
+    let mut first = Figure::new(
+        7,
+        "the first answer's module (wasm + JavaScript), gzipped",
+        "≤ 80 KB",
+        format!("{:.1} KB", gz.first as f64 / 1000.0),
+        Some(gz.first <= crate::web::FIRST_BUDGET_GZ_BYTES),
+    );
+    first.note = "the build refuses more".into();
+    figures.push(first);
     let mut weight = Figure::new(
         7,
-        "page wasm + JavaScript, gzipped",
+        "page wasm + JavaScript, gzipped (everything)",
         "≤ 200 KB",
-        format!("{:.1} KB", gz as f64 / 1000.0),
-        Some(gz <= PAGE_GOAL_GZ_BYTES),
+        format!("{:.1} KB", gz.total as f64 / 1000.0),
+        Some(gz.total <= PAGE_GOAL_GZ_BYTES),
     );
     weight.note = format!(
         "the build refuses more than {} KB",

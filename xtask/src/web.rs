@@ -7,8 +7,32 @@ use std::process::Command;
 
 use crate::{step, workspace_root, WASM};
 
-/// Budget for the page's wasm and JavaScript together, gzipped.
-pub const BUDGET_GZ_BYTES: u64 = 250 * 1000;
+/// Ceiling for the page's wasm and JavaScript together, gzipped: a guard against growth,
+/// not the goal (200 KB, a row of `cargo xtask bench`). The first answer's module costs
+/// what it shares with the lab a second time (the tick estimator, number formatting, the
+/// allocator: 63 KB), the price of a first answer from 68 KB instead of 250.
+pub const BUDGET_GZ_BYTES: u64 = 325 * 1000;
+
+/// Budget for the first answer's module (wasm and JavaScript), gzipped: what a phone
+/// downloads before the headline.
+pub const FIRST_BUDGET_GZ_BYTES: u64 = 80 * 1000;
+
+/// The files the first answer needs, and nothing else: the page's entry script and what it
+/// imports, the headline's worker and its wasm. The rest loads after the answer.
+pub const FIRST: &[&str] = &[
+    "www/app.js",
+    "www/page.js",
+    "www/headline.js",
+    "www/pkg/ticklab_first.js",
+    "www/pkg/ticklab_first_bg.wasm",
+];
+
+/// What a browser downloads, gzipped: the first answer's module, and everything.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Weight {
+    pub first: u64,
+    pub total: u64,
+}
 
 /// The version of a package in Cargo.lock, so the CLI always matches the crate.
 pub fn locked_version(package: &str) -> Result<String, String> {
@@ -76,50 +100,60 @@ fn gzip_beside(path: &Path) -> Result<(u64, u64), String> {
 
 /// Builds the page into `www/pkg`, prints the size of each file a browser downloads and
 /// assembles the site; returns the gzipped bytes of its wasm and JavaScript.
-pub fn build() -> Result<u64, String> {
+pub fn build() -> Result<Weight, String> {
     build_with(&[])
 }
 
 /// [`build`] with the page crate's `features` (`bench` for `cargo xtask bench`); the budget
 /// holds for the page visitors download, built without any.
-pub fn build_with(features: &[&str]) -> Result<u64, String> {
+pub fn build_with(features: &[&str]) -> Result<Weight, String> {
     crate::ensure_targets()?;
     let features = features.join(",");
     let bindgen = ensure_wasm_bindgen()?;
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    step(
-        "build the page's wasm",
-        &cargo,
-        &[
-            "build",
-            "-p",
-            "ticklab-www",
-            "--lib",
-            "--target",
-            WASM,
-            "--profile",
-            "wasm",
-            "--features",
-            &features,
-        ],
-    )?;
     let root = workspace_root();
-    let wasm = target_dir(&root).join(WASM).join("wasm/ticklab_www.wasm");
     let pkg = root.join("www/pkg");
-    step(
-        "generate the JavaScript bindings",
-        &bindgen.to_string_lossy(),
-        &[
-            "--target",
-            "web",
-            "--no-typescript",
-            "--remove-name-section",
-            "--remove-producers-section",
-            "--out-dir",
-            &pkg.to_string_lossy(),
-            &wasm.to_string_lossy(),
-        ],
-    )?;
+    // Two modules, each built on its own (built together, their features would merge):
+    // the first answer's, and the full lab's.
+    for (package, features, what) in [
+        ("ticklab-first", "module", "the first answer's wasm"),
+        ("ticklab-www", features.as_str(), "the lab's wasm"),
+    ] {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        step(
+            &format!("build {what}"),
+            &cargo,
+            &[
+                "build",
+                "-p",
+                package,
+                "--lib",
+                "--target",
+                WASM,
+                "--profile",
+                "wasm",
+                "--features",
+                features,
+            ],
+        )?;
+        let wasm = target_dir(&root)
+            .join(WASM)
+            .join("wasm")
+            .join(format!("{}.wasm", package.replace('-', "_")));
+        step(
+            &format!("generate the JavaScript bindings of {what}"),
+            &bindgen.to_string_lossy(),
+            &[
+                "--target",
+                "web",
+                "--no-typescript",
+                "--remove-name-section",
+                "--remove-producers-section",
+                "--out-dir",
+                &pkg.to_string_lossy(),
+                &wasm.to_string_lossy(),
+            ],
+        )?;
+    }
     // Measured as served: the site's copies, comments left out.
     let site = assemble_site(&root)?;
     println!("site: {}", site.display());
@@ -132,37 +166,50 @@ pub fn build_with(features: &[&str]) -> Result<u64, String> {
     {
         gzip_beside(&site.join(f))?;
     }
-    let files: Vec<PathBuf> = all
-        .into_iter()
+    let files: Vec<&String> = all
+        .iter()
         .filter(|f| f.ends_with(".js") || f.ends_with(".wasm"))
-        .map(|f| site.join(f))
         .collect();
-    let (mut raw, mut gz) = (0, 0);
+    let mut w = Weight::default();
+    let mut raw = 0;
     println!(
-        "\n{:<28} {:>10} {:>10}",
+        "\n{:<34} {:>10} {:>10}",
         "page file (as served)", "bytes", "gzipped"
     );
-    for f in &files {
-        let (r, g) = gzip_beside(f)?;
+    for f in files {
+        let (r, g) = gzip_beside(&site.join(f))?;
         raw += r;
-        gz += g;
-        let name = f.strip_prefix(&site).unwrap_or(f).display().to_string();
-        println!("{name:<28} {r:>10} {g:>10}");
+        w.total += g;
+        let first = FIRST.contains(&f.as_str());
+        if first {
+            w.first += g;
+        }
+        let mark = if first { " (first)" } else { "" };
+        println!("{:<34} {r:>10} {g:>10}", format!("{f}{mark}"));
     }
-    println!("{:<28} {raw:>10} {gz:>10}", "wasm + JS");
+    println!("{:<34} {raw:>10} {:>10}", "wasm + JS", w.total);
     println!(
-        "budget: {} KB gzipped; used {:.1} KB ({:.0}%)",
+        "the first answer's module: {:.1} KB gzipped of {} KB; everything: {:.1} KB of {} KB",
+        w.first as f64 / 1000.0,
+        FIRST_BUDGET_GZ_BYTES / 1000,
+        w.total as f64 / 1000.0,
         BUDGET_GZ_BYTES / 1000,
-        gz as f64 / 1000.0,
-        gz as f64 * 100.0 / BUDGET_GZ_BYTES as f64
     );
-
-    if gz > BUDGET_GZ_BYTES && features.is_empty() {
-        return Err(format!(
-            "the page's wasm and JavaScript are {gz} bytes gzipped, over the {BUDGET_GZ_BYTES} budget"
-        ));
+    if features.is_empty() {
+        if w.first > FIRST_BUDGET_GZ_BYTES {
+            return Err(format!(
+                "the first answer's module is {} bytes gzipped, over its {FIRST_BUDGET_GZ_BYTES} budget",
+                w.first
+            ));
+        }
+        if w.total > BUDGET_GZ_BYTES {
+            return Err(format!(
+                "the page's wasm and JavaScript are {} bytes gzipped, over the {BUDGET_GZ_BYTES} budget",
+                w.total
+            ));
+        }
     }
-    Ok(gz)
+    Ok(w)
 }
 
 /// Cargo's target directory (CARGO_TARGET_DIR when set).
@@ -277,6 +324,12 @@ mod tests {
             );
         }
         assert!(files.iter().any(|f| f == "index.html"), "{files:?}");
+        for f in super::FIRST {
+            assert!(
+                files.iter().any(|s| s == f),
+                "{f} is not in the site's list"
+            );
+        }
     }
 
     #[test]

@@ -1,0 +1,209 @@
+//! The page's first answer: how finely performance.now ticks in this browser, measured in
+//! a worker of its own as soon as the page loads, and said against what the browser
+//! documents for it. A module of its own, small enough to arrive first on a phone's network;
+//! the full lab (`ticklab-www`) loads after it and takes the browsers' claims and the
+//! performance.now clock from here, so both say the same.
+
+use ticklab::clock::{ClockInfo, ClockKind, CountPeriod};
+use ticklab::present::{self, Front};
+use ticklab::report::{ClockReport, ExperimentError};
+use ticklab::run::{Budget, Flow, Progress, Run, Stopwatch};
+use ticklab::tick::{self, TickOptions};
+use ticklab::Clock;
+
+#[cfg(target_arch = "wasm32")]
+pub mod web;
+
+/// The browser family, for the resolutions each documents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Browser {
+    /// Chrome, Chromium, Edge, Opera...
+    Chromium,
+    /// Firefox.
+    Firefox,
+    /// Safari.
+    Safari,
+    /// Anything else.
+    Other,
+}
+
+/// Reads the family from a user agent string.
+pub fn browser(user_agent: &str) -> Browser {
+    if user_agent.contains("Firefox/") {
+        Browser::Firefox
+    } else if user_agent.contains("Chrome/") || user_agent.contains("Chromium/") {
+        Browser::Chromium
+    } else if user_agent.contains("Safari/") {
+        Browser::Safari
+    } else {
+        Browser::Other
+    }
+}
+
+/// The resolution this browser documents for performance.now in this context, in ns, and
+/// where that figure comes from.
+pub fn documented_clamp(b: Browser, isolated: bool) -> Option<(f64, &'static str)> {
+    match (b, isolated) {
+        (Browser::Chromium, false) => {
+            Some((100_000.0, "Chromium: 100 µs, not cross-origin isolated"))
+        }
+        (Browser::Chromium, true) => Some((5_000.0, "Chromium: 5 µs, cross-origin isolated")),
+        (Browser::Firefox, false) => {
+            Some((1_000_000.0, "Firefox: 1 ms, not cross-origin isolated"))
+        }
+        (Browser::Firefox, true) => Some((20_000.0, "Firefox: 20 µs, cross-origin isolated")),
+        (Browser::Safari, _) => Some((1_000_000.0, "Safari: 1 ms")),
+        (Browser::Other, _) => None,
+    }
+}
+
+/// How a page's millisecond clock becomes the core's counts.
+pub const ROUNDING: &str =
+    "count = round(ms × 1e6): one count is 1 ns; exact for whole-ns ticks below 2^52 ns";
+
+/// A page clock read in milliseconds, counted in ns.
+pub fn ns_clock(name: &str, kind: ClockKind, description: &str) -> ClockInfo {
+    ClockInfo::new(name, kind, CountPeriod::NANOSECOND)
+        .with_description(description)
+        .with_mapping(ROUNDING)
+}
+
+/// performance.now in a worker, with what this browser documents for it in this context.
+pub fn worker_now_info(user_agent: &str, isolated: bool) -> ClockInfo {
+    let info = ns_clock(
+        "performance.now (worker)",
+        ClockKind::Monotonic,
+        "High-resolution time in the lab's worker, coarsened by the browser",
+    );
+    match documented_clamp(browser(user_agent), isolated) {
+        Some((ns, src)) => info.with_claim(ns, src),
+        None => info,
+    }
+}
+
+/// The headline's tick experiment: a short first look (pass 0), then a longer one that
+/// refines it while the visitor reads.
+pub fn headline_options(pass: u32) -> TickOptions {
+    let time_s = if pass == 0 { 0.2 } else { 1.5 };
+    TickOptions::new(Budget::new(time_s, 20_000).expect("a valid budget (tested)"))
+}
+
+/// The tick of `clock` for the headline, kept by `stopwatch`: a report with the tick or the
+/// reason there is none.
+pub fn measure(clock: &mut dyn Clock, stopwatch: &mut dyn Stopwatch, pass: u32) -> ClockReport {
+    let mut report = ClockReport::new(clock.info().clone());
+    let mut go_on = |_: &Progress<'_>| Flow::Continue;
+    let mut run = Run::new(stopwatch, &mut go_on);
+    match tick::measure(clock, &mut run, &headline_options(pass)) {
+        Ok(t) => report.tick = Some(t),
+        Err(e) => report.errors.push(ExperimentError::new("tick", &e)),
+    }
+    report
+}
+
+/// The page's first answer: what performance.now resolves here, in words.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Headline {
+    /// The measured tick in ns, once there is one.
+    pub tick_ns: Option<f64>,
+    /// The tick ("100.000 µs", "≤ 1.000 ms").
+    pub tick: String,
+    /// The tick against this browser's documented figure for this context.
+    pub verdict: String,
+    /// What cross-origin isolation changes here.
+    pub isolation: String,
+}
+
+/// The headline for performance.now's `report`, in a page of `user_agent`, isolated or not.
+pub fn headline(report: &ClockReport, user_agent: &str, isolated: bool) -> Headline {
+    let b = browser(user_agent);
+    let here = documented_clamp(b, isolated);
+    let there = documented_clamp(b, !isolated);
+    let tick = present::tick(report, &[]);
+    let verdict = match (&report.tick, here) {
+        (Some(t), Some((_, source))) => {
+            format!("{} ({source})", present::verdict_label(t.verdict))
+        }
+        (Some(_), None) => "this browser documents no figure to hold it against".into(),
+        (None, _) => present::failures_for(report, Front::Page).join("; "),
+    };
+    let isolation = match (isolated, there) {
+        (false, Some((ns, _))) => format!(
+            "Cross-origin isolated, this browser documents {} instead: reload isolated to see \
+             it.",
+            present::duration(ns)
+        ),
+        (true, Some((ns, _))) => format!(
+            "This page is cross-origin isolated; without isolation this browser documents {}.",
+            present::duration(ns)
+        ),
+        (_, None) => String::new(),
+    };
+    Headline {
+        tick_ns: report.tick.as_ref().and_then(|t| t.tick_ns),
+        tick,
+        verdict,
+        isolation,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ticklab::synthetic::{Clamp, ClampStyle, SimTime, Timeline};
+
+    const CHROME: &str = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) \
+                          Chrome/141.0.0.0 Safari/537.36";
+    const FIREFOX: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:153.0) Gecko/20100101 Firefox/153.0";
+
+    #[test]
+    fn browsers_and_their_clamps() {
+        assert_eq!(browser(CHROME), Browser::Chromium);
+        assert_eq!(browser(FIREFOX), Browser::Firefox);
+        assert_eq!(browser("Version/17.0 Safari/605.1.15"), Browser::Safari);
+        assert_eq!(
+            documented_clamp(Browser::Chromium, true).unwrap().0,
+            5_000.0
+        );
+        assert_eq!(documented_clamp(Browser::Firefox, false).unwrap().0, 1e6);
+        assert!(documented_clamp(Browser::Other, false).is_none());
+        let claim = |ua| worker_now_info(ua, true).claimed.map(|c| c.ns);
+        assert_eq!(claim(FIREFOX), Some(20_000.0));
+        assert_eq!(claim("curl/8"), None);
+    }
+
+    #[test]
+    fn the_headline_says_what_isolation_changes() {
+        for pass in [0, 1] {
+            assert!(headline_options(pass).budget.time_s > 0.0);
+        }
+        let r = ClockReport::new(worker_now_info(FIREFOX, false));
+        let h = headline(&r, FIREFOX, false);
+        assert_eq!(h.tick, present::DASH);
+        assert_eq!(h.tick_ns, None);
+        assert!(h.isolation.contains("20.000 µs"), "{}", h.isolation);
+        let h = headline(&r, FIREFOX, true);
+        assert!(h.isolation.contains("1.000 ms"), "{}", h.isolation);
+        assert!(headline(&r, "curl/8", false).isolation.is_empty());
+    }
+
+    /// A 100 µs clamp laid over simulated time, as Chromium coarsens performance.now: the
+    /// headline finds 100 µs and holds it against Chromium's documented figure.
+    #[test]
+    fn a_clamped_clock_gets_its_tick_and_the_verdict() {
+        let tl = Timeline::new(1_000_000_000_000);
+        let time = SimTime::new(&tl, 25_000, 5_000, 7);
+        let mut now = Clamp::new(time, ClampStyle::Chromium, 100_000, 7).unwrap();
+        *now.info_mut() = worker_now_info(CHROME, false);
+        let mut stopwatch = tl.stopwatch();
+        let r = measure(&mut now, &mut stopwatch, 0);
+        let h = headline(&r, CHROME, false);
+        assert_eq!(h.tick_ns, Some(100_000.0), "{h:?}");
+        assert_eq!(h.tick, "100.000 µs");
+        assert!(
+            h.verdict.starts_with("matches the claim (Chromium: 100 µs"),
+            "{}",
+            h.verdict
+        );
+    }
+}

@@ -1,0 +1,15 @@
+// The first answer's worker: performance.now's tick measured by the small first module,
+// which holds nothing else, so it arrives and answers before the full lab has loaded.
+import init, { headline } from "./pkg/ticklab_first.js";
+
+const ready = init();
+
+self.onmessage = async (ev) => {
+  const { user_agent, isolated, pass } = ev.data;
+  try {
+    await ready;
+    self.postMessage({ kind: "result", headline: headline(user_agent, isolated, pass) });
+  } catch (e) {
+    self.postMessage({ kind: "error", message: String(e && e.message ? e.message : e) });
+  }
+};

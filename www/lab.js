@@ -1,0 +1,502 @@
+// The full lab, loaded after the first answer: the page's context and clocks, the run (a
+// worker, the main thread, sampled clocks), results and their plots, export; Compare
+// (compare.js), the analysis and the playground (explore.js) beside it. The science, the
+// results and every word and number shown of them are in the wasm module's Lab; these files
+// only read the page's clocks, move data and build DOM.
+import init, { Lab } from "./pkg/ticklab_www.js";
+import { $, becomeIsolated, el, noteError, showError, status } from "./page.js";
+import { download, plot, state } from "./lab-state.js";
+import { clearCompare, exportMatrix, fetchNative, loadFiles, openLink, renderCompare, shareLink, sortBy } from "./compare.js";
+import { analyzeInput, startPlayground } from "./explore.js";
+
+// ---------- context ----------
+
+async function makeAudio() {
+  const Ctor = self.AudioContext || self.webkitAudioContext;
+  if (!Ctor) return null;
+  try {
+    const ctx = new Ctor();
+    // Without a user gesture it may stay suspended; the run says so if it never advances.
+    ctx.resume().catch(() => {});
+    return ctx;
+  } catch {
+    return null;
+  }
+}
+
+async function startCounter() {
+  if (!self.crossOriginIsolated || typeof SharedArrayBuffer === "undefined") return null;
+  const sab = new SharedArrayBuffer(4);
+  const worker = new Worker(new URL("./counter.js", import.meta.url));
+  const started = new Promise((resolve) => {
+    worker.onmessage = () => resolve(true);
+    setTimeout(() => resolve(false), 2000);
+  });
+  worker.postMessage(sab);
+  if (!(await started)) {
+    worker.terminate();
+    return null;
+  }
+  return { worker, sab };
+}
+
+function context() {
+  return {
+    user_agent: navigator.userAgent,
+    isolated: !!self.crossOriginIsolated,
+    audio_sample_rate: state.audio ? state.audio.sampleRate : null,
+    shared_counter: !!state.counter,
+  };
+}
+
+function renderContext() {
+  const dl = $("context-list");
+  dl.replaceChildren();
+  const items = [
+    ["Browser", navigator.userAgent],
+    ["Cross-origin isolated", self.crossOriginIsolated ? "yes" : "no"],
+    ["Logical CPUs (hardwareConcurrency)", String(navigator.hardwareConcurrency || "unknown")],
+    ["Page visibility", document.visibilityState + (state.hidden ? " (was hidden during the run)" : "")],
+    ["SharedArrayBuffer counter", state.counter ? "running" : "not available"],
+    ["Audio", state.audio ? `${state.audio.sampleRate} Hz, ${state.audio.state}` : "not made yet"],
+  ];
+  for (const [k, v] of items) {
+    dl.append(el("dt", k), el("dd", v));
+  }
+  const iso = self.crossOriginIsolated;
+  $("isolated-text").hidden = !iso;
+  $("plain-text").hidden = iso;
+  const params = new URLSearchParams(location.search);
+  $("isolate").hidden = iso || !("serviceWorker" in navigator);
+  $("unisolate").hidden = !params.has("isolate");
+}
+
+// ---------- the clock list ----------
+
+function settingsObject() {
+  const f = new FormData($("settings"));
+  return {
+    tick_s: String(f.get("tick_s") ?? ""),
+    overhead_s: String(f.get("overhead_s") ?? ""),
+    fit_s: String(f.get("fit_s") ?? ""),
+    sample_s: String(f.get("sample_s") ?? ""),
+    workload: String(f.get("workload") ?? ""),
+  };
+}
+
+// The tables' headers, in the command's words.
+function renderHeaders() {
+  const head = (table, names) => {
+    const tr = $(table).querySelector("thead tr");
+    tr.replaceChildren(...names.map((n) => el("th", n, { scope: "col" })));
+  };
+  state.columns = state.lab.columns();
+  const { summary } = state.columns;
+  head("summary", [...summary, "notes"]);
+}
+
+function renderChoice() {
+  const body = $("clock-choice").querySelector("tbody");
+  body.replaceChildren();
+  for (const e of state.entries) {
+    const tr = el("tr");
+    const run = el("input", null, { type: "checkbox", "data-run": e.id, "aria-label": `run ${e.name}` });
+    run.checked = e.available;
+    run.disabled = !e.available;
+    const fit = el("input", null, { type: "checkbox", "data-fit": e.id, "aria-label": `fit on ${e.name}` });
+    fit.checked = e.fit;
+    fit.disabled = !e.can_fit;
+    const td = (x) => { const c = el("td"); c.append(x); return c; };
+    tr.append(td(run), td(fit));
+    const name = el("td", e.name, { title: e.description });
+    if (!e.available) name.append(el("small", ` (${e.reason})`));
+    tr.append(name, el("td", e.place, { "data-label": "read in" }), el("td", e.claimed, { "data-label": "claimed" }));
+    body.append(tr);
+  }
+}
+
+// ---------- running ----------
+
+function newWorker() {
+  if (state.worker) state.worker.terminate();
+  state.worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+  return state.worker;
+}
+
+// A run stopped by the visitor: told apart from a failure by its type, not its words.
+class Cancelled extends Error {}
+
+// A worker that says nothing for this long is not coming back.
+const WORKER_SILENCE_MS = 20000;
+
+function runInWorker(id, settings, fit, onProgress) {
+  return new Promise((resolve, reject) => {
+    const w = state.worker || newWorker();
+    let timer = null;
+    const fail = (why) => {
+      clearTimeout(timer);
+      newWorker(); // terminating is the only way to stop a spinning worker at once
+      reject(why instanceof Error ? why : new Error(why));
+    };
+    const watch = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => fail(`the worker gave no sign of life for ${WORKER_SILENCE_MS / 1000} s`), WORKER_SILENCE_MS);
+    };
+    watch();
+    state.abort = () => fail(new Cancelled());
+    w.onmessage = (ev) => {
+      const m = ev.data;
+      if (m.id !== id) return;
+      watch();
+      if (m.kind === "progress") onProgress(m.fraction);
+      else {
+        clearTimeout(timer);
+        // A worker whose wasm failed may be left broken: fail() starts a new one.
+        if (m.kind === "result") resolve(m.report);
+        else fail(m.message);
+      }
+    };
+    w.onerror = (ev) => {
+      ev.preventDefault();
+      fail(`the worker failed: ${ev.message || "it could not start (are module workers supported?)"}`);
+    };
+    w.postMessage({ ctx: state.ctx, id, settings, fit, counter: state.counter ? state.counter.sab : null });
+  });
+}
+
+const nextFrame = () => new Promise((r) => requestAnimationFrame(r));
+const nextTask = (() => {
+  const ch = new MessageChannel();
+  const queue = [];
+  ch.port1.onmessage = () => { const r = queue.shift(); if (r) r(); };
+  return () => new Promise((r) => { queue.push(r); ch.port2.postMessage(0); });
+})();
+
+// Readings of a clock the page cannot spin on, taken when the browser lets it.
+async function sample(id, seconds, onProgress) {
+  const readings = [];
+  const t0 = performance.now();
+  const end = t0 + seconds * 1000;
+  const read = {
+    "rAF": null,
+    "audio.currentTime": () => state.audio.currentTime,
+    "audio.contextTime": () => state.audio.getOutputTimestamp().contextTime,
+    "audio.performanceTime": () => state.audio.getOutputTimestamp().performanceTime,
+  }[id];
+  if (id === "rAF") {
+    // Frames stop in a hidden tab; the timeout keeps the budget.
+    while (performance.now() < end && !state.cancelled) {
+      const ts = await Promise.race([nextFrame(), new Promise((r) => setTimeout(() => r(null), 50))]);
+      if (ts !== null) readings.push(ts);
+      onProgress((performance.now() - t0) / (end - t0));
+    }
+  } else {
+    while (performance.now() < end && !state.cancelled) {
+      await nextTask();
+      const v = read();
+      if (v !== undefined && v !== null) readings.push(v);
+      if (readings.length % 64 === 0) onProgress((performance.now() - t0) / (end - t0));
+    }
+  }
+  if (state.cancelled) throw new Cancelled();
+  return { readings, elapsed: (performance.now() - t0) / 1000 };
+}
+
+function chosen() {
+  const run = new Set([...document.querySelectorAll("[data-run]")].filter((x) => x.checked).map((x) => x.dataset.run));
+  const fit = new Set([...document.querySelectorAll("[data-fit]")].filter((x) => x.checked).map((x) => x.dataset.fit));
+  return state.entries.filter((e) => run.has(e.id)).map((e) => ({ entry: e, fit: fit.has(e.id) }));
+}
+
+async function runAll(ev) {
+  if (ev) ev.preventDefault();
+  if (state.running) return;
+  showError("");
+  let settings;
+  try {
+    settings = state.lab.set_settings(settingsObject());
+  } catch (e) {
+    showError(e.message);
+    return;
+  }
+  const jobs = chosen();
+  if (jobs.length === 0) {
+    showError("Choose at least one clock to run.");
+    return;
+  }
+  // The headline's refinement would spin beside the run: its first look is enough.
+  state.stopHeadline();
+  state.running = true;
+  state.cancelled = false;
+  state.hidden = document.visibilityState === "hidden";
+  document.body.dataset.state = "running";
+  $("run").disabled = true;
+  $("cancel").disabled = false;
+  state.lab.start();
+  state.measured = 0;
+  state.hasReport = false;
+  renderSummary();
+  // Resumed on the click, so autoplay rules let it run.
+  // Cancel must not wait for anything the run awaits: it resolves this at once.
+  const woken = new Promise((r) => { state.wake = r; });
+  if (state.audio && state.audio.state !== "running") {
+    await Promise.race([state.audio.resume().catch(() => {}), new Promise((r) => setTimeout(r, 500)), woken]);
+  }
+  const t0 = performance.now();
+  let done = 0;
+  // One clock's experiments; false when the run was cancelled.
+  const runJob = async ({ entry, fit }) => {
+    if (state.cancelled) return false;
+    const progress = (f) => {
+      $("progress").value = (done + Math.min(1, Math.max(0, f))) / jobs.length;
+    };
+    status(`Measuring ${entry.name}…`);
+    const started = performance.now();
+    // The summary rows, as the Lab returns them with each result it keeps.
+    let rows;
+    try {
+      if (entry.runs_in === "worker") {
+        const report = await runInWorker(entry.id, settings, fit, progress);
+        rows = state.lab.add_result(entry.id, report);
+      } else if (entry.runs_in === "main") {
+        // Let the status paint before the page is busy; a hidden tab paints no frame.
+        await Promise.race([nextFrame(), new Promise((r) => setTimeout(r, 50)), woken]);
+        if (state.cancelled) return false;
+        rows = state.lab.run_here(entry.id, fit, (p) => { progress(p.fraction); return state.cancelled; });
+      } else {
+        const { readings, elapsed } = await sample(entry.id, state.lab.sample_s(), progress);
+        rows = state.lab.add_readings(entry.id, new Float64Array(readings), elapsed);
+      }
+    } catch (e) {
+      if (state.cancelled || e instanceof Cancelled) return false;
+      rows = state.lab.add_failure(entry.id, String(e.message || e));
+    }
+    state.measured += 1;
+    (self.ticklabTimes.clocks ||= {})[entry.id] = performance.now() - started;
+    done += 1;
+    $("progress").value = done / jobs.length;
+    renderSummary(rows);
+    if (self.ticklabTimes.firstResultMs === undefined) self.ticklabTimes.firstResultMs = performance.now();
+    return true;
+  };
+  for (const job of jobs.filter((j) => j.entry.runs_in !== "sampled")) {
+    if (!(await runJob(job))) break;
+  }
+  // The clocks the page samples wait on frames and tasks, not on one another: read together,
+  // they take one sampling budget, not one each.
+  if (!state.cancelled) {
+    status("Sampling the frame and audio clocks…");
+    await Promise.all(jobs.filter((j) => j.entry.runs_in === "sampled").map(runJob));
+  }
+  finish(t0);
+}
+
+function finish(t0) {
+  // When the run stopped, before the results are drawn: Cancel's latency ends here.
+  self.ticklabTimes.stoppedAt = performance.now();
+  state.running = false;
+  $("run").disabled = false;
+  $("cancel").disabled = true;
+  self.ticklabTimes.runMs = performance.now() - t0;
+  const secs = ((performance.now() - t0) / 1000).toFixed(1);
+  try {
+    state.lab.finish({ cpus: navigator.hardwareConcurrency || null, hidden_during_run: state.hidden });
+    state.hasReport = true;
+  } catch (e) {
+    showError(`The report could not be assembled: ${e.message}`);
+  }
+  for (const b of ["export-json", "export-csv", "share"]) $(b).disabled = !state.hasReport;
+  status(state.cancelled
+    ? `Cancelled after ${secs} s; ${state.measured} clocks measured.`
+    : `Done in ${secs} s: ${state.measured} clocks.`);
+  document.body.dataset.state = state.cancelled ? "cancelled" : "done";
+  renderContext();
+  renderDetailChoice();
+  renderCompare();
+}
+
+function cancel() {
+  self.ticklabTimes.cancelAt = performance.now();
+  state.cancelled = true;
+  if (state.wake) state.wake();
+  if (state.abort) state.abort();
+  status("Cancelling…");
+}
+
+// ---------- results ----------
+
+function renderSummary(rows = state.lab.rows()) {
+  const body = $("summary").querySelector("tbody");
+  body.replaceChildren();
+  for (const { id, row } of rows) {
+    const tr = el("tr", null, { "data-clock": id });
+    if (row.tick_ns !== null && row.tick_ns !== undefined) tr.dataset.tickNs = String(row.tick_ns);
+    // The cells in the order of the table's header: the clock, then its figures in words.
+    const [clock, ...cells] = row.cells;
+    tr.append(el("th", clock, { scope: "row" }));
+    // Each cell named by its column, for a phone's stacked rows.
+    cells.forEach((text, i) => tr.append(el("td", text, { "data-label": state.columns.summary[i + 1], ...(i === 1 ? { class: "tick" } : {}) })));
+    const notes = el("td");
+    if (row.notes.length) {
+      const d = el("details");
+      d.append(el("summary", `${row.notes.length} note${row.notes.length > 1 ? "s" : ""}`));
+      const ul = el("ul");
+      for (const n of row.notes) ul.append(el("li", n));
+      d.append(ul);
+      notes.append(d);
+    }
+    tr.append(notes);
+    body.append(tr);
+  }
+}
+
+function renderDetailChoice() {
+  const sel = $("detail-clock");
+  const keep = sel.value;
+  sel.replaceChildren();
+  for (const [id, name] of state.lab.detail_choices()) sel.append(el("option", name, { value: id }));
+  if ([...sel.options].some((o) => o.value === keep)) sel.value = keep;
+  renderDetail();
+}
+
+
+
+function renderDetail() {
+  const id = $("detail-clock").value;
+  const d = id ? state.lab.detail(id) : null;
+  $("tick-detail").hidden = !(d && d.tick);
+  $("overhead-detail").hidden = !(d && d.overhead);
+  $("fit-detail").hidden = !(d && d.fit);
+  if (!d) return;
+  if (d.tick) {
+    $("tick-text").textContent = d.tick;
+    for (const v of ["raw", "sorted", "diff_sorted", "histogram"]) plot(`plot-${v}`, id, v);
+  }
+  if (d.overhead) {
+    $("overhead-text").textContent = d.overhead;
+    plot("plot-overhead", id, "overhead");
+  }
+  if (d.fit) {
+    $("fit-text").textContent = d.fit;
+    plot("plot-fit", id, "fit");
+    plot("plot-excess", id, "excess");
+  }
+}
+
+// ---------- export ----------
+
+
+function exportJson() {
+  try {
+    download("ticklab-browser.json", state.lab.export_json(), "application/json");
+  } catch (e) {
+    showError(`Export failed: ${e.message}`);
+  }
+}
+
+function exportCsv() {
+  try {
+    const tables = state.lab.export_csv();
+    const ul = $("csv-links");
+    ul.replaceChildren();
+    for (const t of tables) {
+      const url = URL.createObjectURL(new Blob([t.csv], { type: "text/csv" }));
+      const li = el("li");
+      li.append(el("a", t.name, { href: url, download: t.name }));
+      ul.append(li);
+    }
+  } catch (e) {
+    showError(`Export failed: ${e.message}`);
+  }
+}
+
+// ---------- start ----------
+
+export async function start({ stopHeadline, runAsked }) {
+  state.stopHeadline = stopHeadline;
+  try {
+    await init();
+  } catch (e) {
+    showError(`The lab could not load its WebAssembly module: ${e.message || e}`);
+    document.body.dataset.state = "failed";
+    return;
+  }
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "hidden" && state.running) state.hidden = true;
+    renderContext();
+  });
+  state.counter = await startCounter();
+  // Made now for its sample rate; it may stay suspended until the Run click resumes it.
+  state.audio = await makeAudio();
+  state.ctx = context();
+  state.lab = new Lab(state.ctx);
+  // For the end-to-end tests: what crossed the wasm boundary.
+  self.ticklabCrossings = () => state.lab.crossings();
+  self.ticklabExportJson = () => state.lab.export_json();
+  self.ticklabMatrixCsv = () => state.lab.matrix_csv(sortBy.key, sortBy.descending);
+  state.entries = state.lab.choices();
+  renderHeaders();
+  renderContext();
+  renderChoice();
+  $("settings").addEventListener("submit", runAll);
+  $("cancel").addEventListener("click", cancel);
+  $("isolate").addEventListener("click", becomeIsolated);
+  $("unisolate").addEventListener("click", () => {
+    const u = new URL(location.href);
+    u.searchParams.delete("isolate");
+    location.replace(u);
+  });
+  $("export-json").addEventListener("click", exportJson);
+  $("export-csv").addEventListener("click", exportCsv);
+  $("detail-clock").addEventListener("change", renderDetail);
+  $("native-file").addEventListener("change", (e) => loadFiles(e.target.files));
+  $("export-matrix").addEventListener("click", exportMatrix);
+  $("clear-compare").addEventListener("click", clearCompare);
+  $("share").addEventListener("click", shareLink);
+  startPlayground();
+  $("analyze-form").addEventListener("submit", analyzeInput);
+  const drop = $("drop");
+  drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });
+  drop.addEventListener("dragleave", () => drop.classList.remove("over"));
+  drop.addEventListener("drop", (e) => {
+    e.preventDefault();
+    drop.classList.remove("over");
+    loadFiles(e.dataTransfer.files);
+  });
+  drop.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" || e.key === " ") { e.preventDefault(); $("native-file").click(); }
+  });
+  renderDetail();
+  renderCompare();
+  await openLink();
+  document.body.dataset.state = "ready";
+  fetchNative();
+  const params = new URLSearchParams(location.search);
+  if (params.has("bench")) runBench();
+  else if (params.has("run") || runAsked) runAll();
+}
+
+// ?bench: the page's benchmark figures, measured in the worker, left in body data-bench.
+function runBench() {
+  document.body.dataset.state = "running";
+  status("Measuring the page's benchmark figures…");
+  const w = newWorker();
+  const timer = setTimeout(() => {
+    w.terminate();
+    noteError("the benchmark gave no answer in 120 s");
+    document.body.dataset.state = "failed";
+  }, 120000);
+  w.onmessage = (ev) => {
+    clearTimeout(timer);
+    if (ev.data.kind === "bench") {
+      document.body.dataset.bench = JSON.stringify(ev.data.rows);
+      status("Benchmark done.");
+      document.body.dataset.state = "done";
+    } else {
+      noteError(ev.data.message);
+      document.body.dataset.state = "failed";
+    }
+  };
+  w.postMessage({ kind: "bench", ctx: state.ctx, counter: state.counter ? state.counter.sab : null });
+}
+
