@@ -211,8 +211,9 @@ fn a_hostile_report_is_shown_as_text_never_as_terminal_controls() {
     r.clocks[0].info.name = clear.into();
     r.environment.cpu = Some("\u{202e}evil\u{2066}\tcpu".into());
     if let Some(t) = r.clocks[0].tick.as_mut() {
-        t.caveats
-            .push("a note\u{1b}[1A\u{1b}[2K over the line above".into());
+        t.caveats.push(ticklab::caveat::Caveat::Text {
+            text: "a note\u{1b}[1A\u{1b}[2K over the line above".into(),
+        });
     }
     let dir = tempfile::tempdir().unwrap();
     let saved = file_with(dir.path(), "hostile.json", r.to_json().unwrap().as_bytes());

@@ -1029,7 +1029,7 @@ async fn hostile_page(
         (
             "schema-999.json",
             "schema version 999",
-            "schema version 999; this ticklab reads versions 1 to 3",
+            "schema version 999; this ticklab reads versions 1 to 4",
         ),
         (
             "wrong-shape.json",

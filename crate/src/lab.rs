@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::caveat::Caveat;
 use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::fit::{self, FitOptions};
@@ -128,7 +129,9 @@ fn characterise_into<C: Clock + ?Sized>(
                         two.points = 2;
                         fit::measure(clock, w.as_mut(), tick, per_read, &mut run, &two).map(
                             |mut f| {
-                                f.caveats.push(format!("two sizes only: {why}"));
+                                f.caveats.push(Caveat::TwoSizesOnly {
+                                    why: why.to_string(),
+                                });
                                 f
                             },
                         )
@@ -170,12 +173,11 @@ pub fn check_bases(clocks: &mut [&mut ClockReport]) {
         let Some(ns) = cost(c) else { continue };
         if ns < floor {
             if let Some(o) = c.overhead.as_mut() {
-                o.unusable = Some(format!(
-                    "a read measured at {}, less than the {} of {base}, which it reads \
-                     underneath: its blocks were too coarse to show the cost, so it is not shown",
-                    crate::present::duration(ns),
-                    crate::present::duration(floor),
-                ));
+                o.unusable = Some(Caveat::BelowBase {
+                    ns,
+                    base_ns: floor,
+                    base,
+                });
                 o.per_read_ns = None;
                 o.min_block_ns = None;
             }

@@ -34,6 +34,7 @@
 pub mod analyze;
 pub mod broken;
 pub mod calibrate;
+pub mod caveat;
 pub mod clock;
 pub mod error;
 pub mod export;

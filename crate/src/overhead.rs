@@ -10,6 +10,7 @@ use std::hint::black_box;
 
 use serde::{Deserialize, Serialize};
 
+use crate::caveat::Caveat;
 use crate::clock::Clock;
 use crate::error::{invalid, Error, Result};
 use crate::run::{Budget, Run, Stop};
@@ -64,14 +65,14 @@ pub struct OverheadResult {
     /// What ended the sampling.
     pub stop: Stop,
     /// What limits the result.
-    pub caveats: Vec<String>,
+    pub caveats: Vec<Caveat>,
     /// How fast the clock ran while it was read, against the stopwatch (1 for a wall
     /// clock; a CPU clock that does not count its own reads' time runs far slower).
     #[serde(default)]
     pub pace: Option<f64>,
     /// Why the read cost cannot be right, when it cannot: it is then not given in ns.
     #[serde(default)]
-    pub unusable: Option<String>,
+    pub unusable: Option<Caveat>,
 }
 
 /// Slowest pace, against the stopwatch, of a clock whose figures can be right: a CPU clock
@@ -258,11 +259,10 @@ pub fn measure<C: Clock + ?Sized>(
     clock.check_fault()?;
     let mut caveats = Vec::new();
     if still > 0 {
-        caveats.push(format!(
-            "the clock stood still through {still} of {} blocks: it advances irregularly, so \
-             the cost of a read is uncertain",
-            still + costs.len() as u64
-        ));
+        caveats.push(Caveat::StoodStill {
+            still,
+            blocks: still + costs.len() as u64,
+        });
     }
     let wall = run.elapsed() - wall_from;
     let pace = info
@@ -271,22 +271,19 @@ pub fn measure<C: Clock + ?Sized>(
         .map(|ns| ns * 1e-9 / wall);
     let distribution = Summary::of(&costs)?;
     let unusable = match pace {
-        Some(p) if p < LEAST_PACE => Some(format!(
-            "{} advanced {:.1}% as fast as the stopwatch while it was read: it does not count \
-             the time its own reads take (a CPU clock charges a system call elsewhere), so \
-             the cost of a read it gives cannot be right",
-            info.name,
-            p * 100.0
-        )),
+        Some(p) if p < LEAST_PACE => Some(Caveat::ReadsNotCounted {
+            clock: info.name.clone(),
+            pace: p,
+        }),
         // Interference only lengthens a block: a faithful clock never shows one at half
         // the usual length, and the least of a clock that does is no cost at all.
         _ if distribution.count >= 8 && distribution.min < 0.5 * distribution.median => {
-            Some(format!(
-                "blocks of the same {len} reads took from {:.3} to {:.3} counts a read by this \
-                 clock (median {:.3}): a faithful clock never shows a block at half its usual \
-                 length, so this one undercounts at times, and the least cost cannot be right",
-                distribution.min, distribution.max, distribution.median
-            ))
+            Some(Caveat::Undercounts {
+                reads: len,
+                min: distribution.min,
+                max: distribution.max,
+                median: distribution.median,
+            })
         }
         _ => None,
     };
@@ -301,12 +298,8 @@ pub fn measure<C: Clock + ?Sized>(
     // Blocks that may be off by more than their own length (a 1 ms clamp read in blocks of
     // tens of µs) hold no cost at all: a dash, with the bound as its reason.
     let unusable = unusable.or_else(|| {
-        (!rule_met && block_error_bound > 1.0).then(|| {
-            format!(
-                "overhead blocks shorter than the Rule of 100 asks: error up to {:.1}%, so the \
-                 cost of a read is lost in the tick and is not shown",
-                block_error_bound * 100.0
-            )
+        (!rule_met && block_error_bound > 1.0).then_some(Caveat::CostLostInTick {
+            bound: block_error_bound,
         })
     });
     let usable = unusable.is_none();

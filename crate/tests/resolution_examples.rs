@@ -1,6 +1,7 @@
 //! The worked examples of "Finding Timer Resolution and Overhead": the tick is the largest value all timings are multiples of,
 //! and diff(sort()) alone can miss it.
 
+use ticklab::caveat::Caveat;
 use ticklab::tick::{estimate_values, EstimatorOptions, Method};
 
 fn est(v: &[f64]) -> ticklab::tick::TickEstimate {
@@ -15,7 +16,11 @@ fn example_1_quarter_second() {
     assert_eq!(e.smallest_nonzero, 0.5);
     // Six timings only: the estimate is an upper bound, and says so.
     assert!(!e.reliable);
-    assert!(e.caveats.iter().any(|c| c.contains("upper bound")));
+    assert!(
+        e.caveats.contains(&Caveat::FewIntervals { intervals: 6 }),
+        "{:?}",
+        e.caveats
+    );
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! boundary. Pure Rust, so it is tested natively; `lib.rs` only converts at the boundary.
 
 use serde::Serialize;
+use ticklab::caveat::Caveat;
 use ticklab::export::Table;
 use ticklab::present::{self, SummaryRow};
 use ticklab::report::{ClockReport, Environment, ExperimentError, Platform, Report};
@@ -259,9 +260,9 @@ impl Session {
         ) {
             Ok(mut t) => {
                 if bad > 0 {
-                    t.caveats.push(format!(
-                        "{bad} readings were not finite non-negative times; left out"
-                    ));
+                    t.caveats.push(Caveat::BadReadings {
+                        readings: bad as u64,
+                    });
                 }
                 report.tick = Some(t);
             }

@@ -5,6 +5,7 @@ pub mod formats;
 
 use serde::{Deserialize, Serialize};
 
+use crate::caveat::Caveat;
 use crate::error::Result;
 use crate::present;
 use crate::stats::{self, Band};
@@ -237,11 +238,10 @@ fn analyse(series: Series) -> Result<SeriesAnalysis> {
             e.zeros = series.values.iter().filter(|v| **v == 0.0).count() as u64;
             e.caveats.insert(
                 0,
-                format!(
-                    "the values share an offset: their differences from one of them ({}) are \
-                     multiples of the tick, the values themselves are not",
-                    duration(reference, series.unit)
-                ),
+                Caveat::SharedOffset {
+                    reference,
+                    unit: series.unit,
+                },
             );
             estimate = e;
             offset = true;
@@ -266,17 +266,15 @@ fn analyse(series: Series) -> Result<SeriesAnalysis> {
         let digits = significant_digits(&series);
         printed_digits = Some(digits);
         // Its caveats were of the tick refused.
-        estimate.caveats = vec![format!(
-            "{} fits the values only as each one's printing makes it: {shown} of the {} \
-             values are written finely enough to show a step of it, and it explains {:.1}% \
-             of those; the values are written to {digits} significant digits, so their \
-             precision changes with their size (down to {} here), and they show no clock's \
-             tick",
-            duration(estimate.tick, series.unit),
-            series.values.len(),
-            share * 100.0,
-            duration(series.quantum.step(), series.unit),
-        )];
+        estimate.caveats = vec![Caveat::OnlyPrinting {
+            tick: estimate.tick,
+            shown: shown as u64,
+            values: series.values.len() as u64,
+            share,
+            digits,
+            precision: series.quantum.step(),
+            unit: series.unit,
+        }];
         estimate.method = Method::NoTick;
         estimate.reliable = false;
         estimate.exact = None;
@@ -620,16 +618,9 @@ pub fn band_lines(a: &SeriesAnalysis) -> Vec<String> {
 pub fn notes(a: &SeriesAnalysis) -> Vec<String> {
     let mut out = a.series.notes.clone();
     if let Some(e) = &a.estimate {
-        let said = [
-            "nothing coarser than the data's own precision",
-            "no tick found",
-        ];
-        out.extend(
-            e.caveats
-                .iter()
-                .filter(|c| !said.iter().any(|s| c.starts_with(s)))
-                .cloned(),
-        );
+        // The answer says these already.
+        let said = |c: &Caveat| matches!(c, Caveat::AtPrecision { .. } | Caveat::NoStep);
+        out.extend(e.caveats.iter().filter(|c| !said(c)).map(present::caveat));
     }
     out
 }

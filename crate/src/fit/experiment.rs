@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::estimate::{least_values, ols, step_fit, LeastValues, Ols, Step};
 use crate::calibrate::{calibrate, Calibration};
+use crate::caveat::Caveat;
 use crate::clock::{Clock, ClockInfo};
 use crate::error::{invalid, Error, Result};
 use crate::interpolate::Interpolated;
@@ -128,14 +129,14 @@ pub struct FitResult {
     /// What ended the sampling.
     pub stop: Stop,
     /// What limits the result.
-    pub caveats: Vec<String>,
+    pub caveats: Vec<Caveat>,
     /// How fast the clock ran over the timed runs, against the stopwatch (1 for a wall
     /// clock; near 0 for one that does not see the work, such as system time of a loop).
     #[serde(default)]
     pub pace: Option<f64>,
     /// Why the slope cannot be right, when it cannot: it is then not given in ns.
     #[serde(default)]
-    pub unusable: Option<String>,
+    pub unusable: Option<Caveat>,
 }
 
 impl FitResult {
@@ -305,22 +306,18 @@ fn interpolated_inner<C: Clock + ?Sized, W: Workload + ?Sized>(
     let pace = info.diff(from, to) as f64 * ns * 1e-9 / wall_s;
     fit.pace = pace.is_finite().then_some(pace);
     if fit.unusable.is_none() && pace < crate::overhead::LEAST_PACE {
-        fit.unusable = Some(format!(
-            "{} advanced {:.1}% as fast as the stopwatch over the timed runs: its edges are \
-             not the time's, so the slope it gives cannot be right",
-            info.name,
-            pace * 100.0
-        ));
+        fit.unusable = Some(Caveat::EdgesNotTime {
+            clock: info.name.clone(),
+            pace,
+        });
         fit.slope_ns = None;
         fit.ols_slope_ns = None;
     }
-    fit.caveats.push(format!(
-        "timed through interpolation (Schwarz et al., \"Fantastic Timers\"): each run began on \
-         an edge of the {} tick and ended by counting reads to the next, {per_tick} reads a \
-         tick, one count {}",
-        crate::present::duration(tick_s * 1e9),
-        crate::present::duration(count_ns)
-    ));
+    fit.caveats.push(Caveat::Interpolated {
+        tick_ns: tick_s * 1e9,
+        reads_per_tick: per_tick,
+        count_ns,
+    });
     fit.elapsed_s += spent_s;
     Ok((fit, theirs))
 }
@@ -464,8 +461,7 @@ fn measure_inner<C: Clock + ?Sized, W: Workload + ?Sized>(
                 target = match ns {
                     Some(p) => t / p,
                     None => {
-                        caveats
-                            .push("target duration ignored: the clock's period is unknown".into());
+                        caveats.push(Caveat::TargetIgnored);
                         target
                     }
                 };
@@ -494,10 +490,10 @@ fn measure_inner<C: Clock + ?Sized, W: Workload + ?Sized>(
             }
             let cal = calibrate(clock, workload, target, run)?;
             if !cal.reached {
-                caveats.push(format!(
-                    "calibration stopped at N = {} before a run lasted {:.0} counts",
-                    cal.n, target
-                ));
+                caveats.push(Caveat::CalibrationStopped {
+                    n: cal.n,
+                    target_counts: target,
+                });
             }
             let top = workload.work(cal.n);
             let p = opts.points;
@@ -610,15 +606,14 @@ impl<W: Workload + ?Sized> Sampled<'_, W> {
         &self,
         t: &Timings<'_>,
         tick_counts: f64,
-        mut caveats: Vec<String>,
+        mut caveats: Vec<Caveat>,
     ) -> Result<FitResult> {
         let (workload, sizes, times) = (self.workload, self.sizes, &t.times);
         let ns = t.info.period.ns_per_count();
         if t.backwards > 0 {
-            caveats.push(format!(
-                "{} timings went backwards and were left out",
-                t.backwards
-            ));
+            caveats.push(Caveat::TimingsBackwards {
+                timings: t.backwards,
+            });
         }
         let measured: Vec<usize> = (0..sizes.len()).filter(|&j| !times[j].is_empty()).collect();
         if measured.len() < 2 {
@@ -642,18 +637,11 @@ impl<W: Workload + ?Sized> Sampled<'_, W> {
             .filter(|_| self.wall_s > 0.0 && self.wall_s.is_finite())
             .map(|p| counted * p * 1e-9 / self.wall_s);
         let unusable = match pace {
-            Some(p) if p < crate::overhead::LEAST_PACE => Some(format!(
-                "{} advanced {:.1}% as fast as the stopwatch over the timed runs: it does not \
-                 see the work (a CPU clock of the wrong kind, or one that stalls), so the \
-                 slope it gives cannot be right",
-                t.info.name,
-                p * 100.0
-            )),
-            _ if lv.line.slope <= 0.0 => Some(
-                "the fitted slope is not positive, which work that takes time cannot give: \
-                 the work is too small for this clock"
-                    .into(),
-            ),
+            Some(p) if p < crate::overhead::LEAST_PACE => Some(Caveat::WorkNotSeen {
+                clock: t.info.name.clone(),
+                pace: p,
+            }),
+            _ if lv.line.slope <= 0.0 => Some(Caveat::SlopeNotPositive),
             _ => None,
         };
         let usable = unusable.is_none();

@@ -170,29 +170,22 @@ pub fn measure<C: Clock + ?Sized>(
     if let Some(r) = &reads_per_change {
         if r.median <= 1.5 {
             if dither_seen {
-                caveats.push(
-                    "the value changed at nearly every read: the tick comes from the dithered \
-                     timings, whose lengths varied over two reads' worth of work"
-                        .into(),
-                );
+                caveats.push(Caveat::ChangesEveryReadDithered);
             } else {
-                caveats.push(
-                    "the value changed at nearly every read: the tick is at most one read's \
-                     cost, and comes from the GCD of the varied intervals"
-                        .into(),
-                );
-                caveats.extend(bound_by_cadence(&mut estimate, &edges, "reading cadence"));
+                caveats.push(Caveat::ChangesEveryRead);
+                caveats.extend(bound_by_cadence(&mut estimate, &edges, Cadence::Reading));
             }
         }
     }
     if backwards > 0 {
-        caveats.push(backwards_caveat(backwards));
+        caveats.push(Caveat::Backwards {
+            differences: backwards,
+        });
     }
     if edges.len() < MIN_RELIABLE as usize {
-        caveats.push(format!(
-            "only {} edges seen within the budget: too few for a coarse clock's tick to be sure",
-            edges.len()
-        ));
+        caveats.push(Caveat::FewEdges {
+            edges: edges.len() as u64,
+        });
     }
     let tick_ns = ns.map(|p| p * estimate.tick);
     let gap = estimate.tick / 4.0;

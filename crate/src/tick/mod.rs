@@ -23,6 +23,7 @@ pub use exact::Exact;
 pub use experiment::measure;
 pub use quantum::Quantum;
 
+use crate::caveat::{Cadence, Caveat};
 use crate::clock::ClockInfo;
 use crate::error::{Error, Result};
 use crate::run::{Budget, Stop};
@@ -124,7 +125,7 @@ pub struct TickResult {
     /// What ended the sampling.
     pub stop: Stop,
     /// What limits the result, beyond the estimate's own caveats.
-    pub caveats: Vec<String>,
+    pub caveats: Vec<Caveat>,
 }
 
 /// Spans (in edges) over which sums of consecutive edges are added to the intervals: sums of
@@ -209,7 +210,11 @@ fn with_span_sums(edges: &[u64], segments: &[usize]) -> Vec<u64> {
 /// frames): a finer tick would look the same, so the estimate becomes an upper bound. Edges
 /// that are not multiples of the tick (straddles, outliers) do not count; edges of two and
 /// three ticks (20 and 30 ns) show a tick below the cadence.
-fn bound_by_cadence(estimate: &mut TickEstimate, edges: &[u64], cadence: &str) -> Option<String> {
+fn bound_by_cadence(
+    estimate: &mut TickEstimate,
+    edges: &[u64],
+    cadence: Cadence,
+) -> Option<Caveat> {
     let t = estimate.tick;
     let tol = 0.03 * t;
     let shortest = edges
@@ -222,12 +227,8 @@ fn bound_by_cadence(estimate: &mut TickEstimate, edges: &[u64], cadence: &str) -
         .fold(f64::INFINITY, f64::min);
     (shortest.is_finite() && t >= shortest * 0.97).then(|| {
         estimate.reliable = false;
-        format!("no interval was shorter than the {cadence}: the tick found is only an upper bound")
+        Caveat::BoundByCadence { cadence }
     })
-}
-
-fn backwards_caveat(n: u64) -> String {
-    format!("{n} differences went backwards (the clock is not monotonic); they were left out")
 }
 
 /// Relative tolerance of the estimate from sampled readings.
@@ -287,26 +288,19 @@ pub fn from_readings(
     let estimate = estimate_clock(info, &all, &estimator)?;
     let ns = info.period.ns_per_count();
     let claimed_ns = info.claimed.as_ref().map(|c| c.ns);
-    let mut caveats = vec![
-        "sampled at moments the platform chose, not edge to edge: every interval is a \
-         multiple of the tick, but a tick finer than the sampling spread may be missed"
-            .to_string(),
-    ];
+    let mut caveats = vec![Caveat::Sampled];
     if backwards > 0 {
-        caveats.push(backwards_caveat(backwards));
+        caveats.push(Caveat::Backwards {
+            differences: backwards,
+        });
     }
     if edges.len() < MIN_RELIABLE as usize {
-        caveats.push(format!(
-            "only {} changes seen: sample for longer",
-            edges.len()
-        ));
+        caveats.push(Caveat::FewChanges {
+            changes: edges.len() as u64,
+        });
     }
     let mut estimate = estimate;
-    caveats.extend(bound_by_cadence(
-        &mut estimate,
-        &edges,
-        "sampling cadence (a frame, a task)",
-    ));
+    caveats.extend(bound_by_cadence(&mut estimate, &edges, Cadence::Sampling));
     let tick_ns = ns.map(|p| p * estimate.tick);
     let edges_f: Vec<f64> = edges.iter().map(|&d| d as f64).collect();
     Ok(TickResult {

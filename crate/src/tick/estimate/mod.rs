@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::exact::{self, Exact};
 use super::quantum::Quantum;
+use crate::caveat::Caveat;
 use crate::error::{invalid, Error, Result};
 use crate::stats;
 
@@ -132,7 +133,7 @@ pub struct TickEstimate {
     /// Whether the estimate deserves confidence; `caveats` say why not.
     pub reliable: bool,
     /// What limits the estimate.
-    pub caveats: Vec<String>,
+    pub caveats: Vec<Caveat>,
 }
 
 impl TickEstimate {
@@ -196,19 +197,19 @@ pub fn estimate_counts_with(
         // The robust search's caveats were of its own tick (a beat that fits as well,
         // straddles, misses): the GCD divides every interval exactly, so only the number of
         // intervals and a single level still limit it.
-        let single = est.caveats.iter().any(|c| c.starts_with(SINGLE_LEVEL));
+        let single = est.caveats.contains(&Caveat::SingleLevel);
         est.caveats.clear();
         if single {
-            est.caveats.push(single_level_caveat());
+            est.caveats.push(Caveat::SingleLevel);
         }
         if est.intervals < MIN_RELIABLE {
-            est.caveats.push(few_intervals_caveat(est.intervals));
+            est.caveats.push(Caveat::FewIntervals {
+                intervals: est.intervals,
+            });
         }
         est.reliable = est.intervals >= MIN_RELIABLE && !single;
     } else if spoiled {
-        est.caveats.push(format!(
-            "the exact GCD is {g}: some intervals are not whole multiples of the tick"
-        ));
+        est.caveats.push(Caveat::GcdSpoiled { gcd: g });
     }
     Ok(est)
 }
@@ -251,9 +252,6 @@ pub fn estimate_with_finer(
         _ => Ok(e),
     }
 }
-
-const SINGLE_LEVEL: &str = "every interval has the same length";
-const PRECISION_CAVEAT: &str = "nothing coarser than the data's own precision";
 
 /// The estimate of values written to `quantum`, in a unit of `unit_s` seconds when known
 /// (it lets a tick be pinned to an exact frequency).
@@ -389,7 +387,7 @@ fn estimate_prepared(
         est.tick = stats::mean(&u) * step;
         est.share_explained = 1.0;
         est.method = Method::Robust;
-        est.caveats.push(single_level_caveat());
+        est.caveats.push(Caveat::SingleLevel);
         return Ok(est);
     }
     let only: Option<Vec<f64>> = only.map(|o| o.iter().map(|t| t / step).collect());
@@ -422,17 +420,7 @@ fn estimate_prepared(
                 }
             }
             if !beats.is_empty() {
-                est.caveats.push(format!(
-                    "the values span few multiples of the tick: {} fit{} them as well, and the \
-                     uncertainty spans {}",
-                    beats
-                        .iter()
-                        .map(|b| short(*b))
-                        .collect::<Vec<_>>()
-                        .join(" and "),
-                    if beats.len() == 1 { "s" } else { "" },
-                    if beats.len() == 1 { "it" } else { "them" }
-                ));
+                est.caveats.push(Caveat::Beats { beats });
             }
             est.tick = f.tau * step;
             est.uncertainty = f.se.max(range) * step;
@@ -451,25 +439,18 @@ fn estimate_prepared(
                 est.tick = e.value();
             }
             if let Some((a, b)) = f.score.pair {
-                est.caveats.push(format!(
-                    "{:.2}% of the intervals are straddles: reads that caught the clock \
-                     mid-step, in pairs that add up to whole ticks ({} + {} = {})",
-                    f.score.paired * 100.0,
-                    short(a * step),
-                    short(b * step),
-                    short((a + b) * step)
-                ));
+                est.caveats.push(Caveat::Straddles {
+                    share: f.score.paired,
+                    a: a * step,
+                    b: b * step,
+                });
             }
             let missed = 1.0 - f.score.share - f.score.paired;
             if missed > 0.0 {
-                est.caveats.push(format!(
-                    "{:.2}% of the intervals are not multiples of the tick (outliers, steps or \
-                     noise)",
-                    missed * 100.0
-                ));
+                est.caveats.push(Caveat::NotMultiples { share: missed });
             }
             if n < MIN_RELIABLE {
-                est.caveats.push(few_intervals_caveat(n));
+                est.caveats.push(Caveat::FewIntervals { intervals: n });
             }
             est.reliable = n >= MIN_RELIABLE;
         }
@@ -480,65 +461,25 @@ fn estimate_prepared(
                 // Ticks below the reach of the search are not ruled out: the bound is
                 // where the search stopped, not the data's precision.
                 est.tick = reached;
-                est.caveats.push(format!(
-                    "no tick tried, from {} up, explains the intervals beyond chance: the \
-                     tick is at most that; finer ones, down to the data's own precision ({}), \
-                     cannot be searched for in values this long",
-                    short(reached),
-                    short(step)
-                ));
+                est.caveats.push(Caveat::BelowReach {
+                    reached,
+                    precision: step,
+                });
             } else if quantum.is_precision() {
-                est.caveats.push(format!(
-                    "{PRECISION_CAVEAT} ({}) explains the intervals beyond chance: the tick \
-                     is at most that",
-                    short(step)
-                ));
+                est.caveats.push(Caveat::AtPrecision { precision: step });
             } else {
-                est.caveats.push(
-                    "no tick found: the values lie on no step (doubles at full precision); \
-                     averages over many runs have no tick"
-                        .into(),
-                );
+                est.caveats.push(Caveat::NoStep);
             }
             if let Some(b) = search.best {
-                est.caveats.push(format!(
-                    "the best candidate, {}, explains {:.1}% of the intervals where chance \
-                     gives {:.1}%: too few for a tick",
-                    short(b.tau * step),
-                    (b.score.share + b.score.paired) * 100.0,
-                    b.chance * 100.0
-                ));
+                est.caveats.push(Caveat::BestCandidate {
+                    tick: b.tau * step,
+                    explains: b.score.share + b.score.paired,
+                    chance: b.chance,
+                });
             }
         }
     }
     Ok(est)
-}
-
-fn single_level_caveat() -> String {
-    format!(
-        "{SINGLE_LEVEL}: the tick divides it but may be smaller; vary the intervals to see \
-         further"
-    )
-}
-
-fn few_intervals_caveat(n: u64) -> String {
-    format!(
-        "only {n} positive intervals: the tick is an upper bound; more intervals can only lower it"
-    )
-}
-
-/// A number in a caveat: six significant digits, no more.
-fn short(x: f64) -> String {
-    if x == 0.0 || !x.is_finite() {
-        return format!("{x}");
-    }
-    let places = (5 - x.abs().log10().floor() as i32).clamp(0, 17) as usize;
-    let s = format!("{x:.places$}");
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
 }
 
 #[cfg(test)]

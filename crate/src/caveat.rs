@@ -1,0 +1,743 @@
+//! What limits a result, as data: each caveat, and each reason a figure is shown as a dash,
+//! is a variant carrying its figures. [`present::caveat`](crate::present::caveat) words
+//! them, for the command and the page alike; nothing else makes sentences of them, and
+//! nothing reads them back as text.
+//!
+//! In a report each is an object named by its `caveat` field (`{"caveat": "few_intervals",
+//! "intervals": 12}`); a report of schema 3 or older holds sentences, which read as
+//! [`Caveat::Text`].
+
+use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::analyze::Unit;
+
+/// What limits a result, or why a figure cannot be right. Each field is a figure its
+/// variant's line names, in the units it says.
+#[allow(missing_docs)]
+#[derive(Clone, Debug, PartialEq)]
+pub enum Caveat {
+    /// The value changed at nearly every read: the tick comes from the dithered timings.
+    ChangesEveryReadDithered,
+    /// The value changed at nearly every read: the tick is at most one read's cost.
+    ChangesEveryRead,
+    /// No interval was shorter than the cadence of the readings: the tick is a bound.
+    BoundByCadence { cadence: Cadence },
+    /// Differences that went backwards (not monotonic), left out.
+    Backwards { differences: u64 },
+    /// Too few edges within the budget for a coarse clock's tick to be sure.
+    FewEdges { edges: u64 },
+    /// Read at moments the platform chose, not edge to edge.
+    Sampled,
+    /// Too few changes among the sampled readings.
+    FewChanges { changes: u64 },
+    /// Sampled readings that were not finite non-negative times, left out.
+    BadReadings { readings: u64 },
+    /// Every interval has the same length: the tick divides it, and may be smaller.
+    SingleLevel,
+    /// Too few positive intervals: the tick is an upper bound.
+    FewIntervals { intervals: u64 },
+    /// The exact GCD, spoiled by intervals that are not whole multiples of the tick.
+    GcdSpoiled { gcd: u64 },
+    /// Beats of the tick (in the data's units) that fit the values as well.
+    Beats { beats: Vec<f64> },
+    /// The share of straddling intervals, and a pair of them (in the data's units).
+    Straddles { share: f64, a: f64, b: f64 },
+    /// The share of intervals that are no multiple of the tick.
+    NotMultiples { share: f64 },
+    /// No tick from `reached` up explains the intervals; finer ones down to `precision`
+    /// could not be searched for (the data's units).
+    BelowReach { reached: f64, precision: f64 },
+    /// Nothing coarser than the data's precision explains the intervals.
+    AtPrecision { precision: f64 },
+    /// The values lie on no step (doubles at full precision).
+    NoStep,
+    /// The best candidate (the data's units), the share it explains and chance's.
+    BestCandidate {
+        tick: f64,
+        explains: f64,
+        chance: f64,
+    },
+    /// Values that share an offset: their differences from `reference` are multiples of
+    /// the tick.
+    SharedOffset { reference: f64, unit: Option<Unit> },
+    /// A tick that only the printing of the values makes.
+    OnlyPrinting {
+        tick: f64,
+        shown: u64,
+        values: u64,
+        share: f64,
+        digits: i32,
+        precision: f64,
+        unit: Option<Unit>,
+    },
+    /// The clock stood still through some blocks of reads.
+    StoodStill { still: u64, blocks: u64 },
+    /// The clock ran slower than the stopwatch while read: its read cost cannot be right.
+    ReadsNotCounted { clock: String, pace: f64 },
+    /// Blocks at under half the usual length: the clock undercounts at times.
+    Undercounts {
+        reads: u64,
+        min: f64,
+        max: f64,
+        median: f64,
+    },
+    /// Blocks shorter than the Rule of 100 asks, with their error bound.
+    ShortBlocks { bound: f64 },
+    /// Blocks so short that the cost is lost in the tick (error bound over 100%).
+    CostLostInTick { bound: f64 },
+    /// A read cost below that of the clock it reads underneath.
+    BelowBase { ns: f64, base_ns: f64, base: String },
+    /// The clock ran slower than the stopwatch over the timed runs: it does not see the work.
+    WorkNotSeen { clock: String, pace: f64 },
+    /// The coarse clock under an interpolation did not keep pace with the stopwatch.
+    EdgesNotTime { clock: String, pace: f64 },
+    /// A fitted slope that is not positive.
+    SlopeNotPositive,
+    /// Runs timed through interpolation.
+    Interpolated {
+        tick_ns: f64,
+        reads_per_tick: u64,
+        count_ns: f64,
+    },
+    /// A target duration that could not be used: the clock's period is unknown.
+    TargetIgnored,
+    /// Calibration stopped before a run lasted the target.
+    CalibrationStopped { n: u64, target_counts: f64 },
+    /// Timings that went backwards, left out.
+    TimingsBackwards { timings: u64 },
+    /// A fit of two sizes only, and the failure that made it so.
+    TwoSizesOnly { why: String },
+    /// A caveat of a report written before caveats were data (schema 3 and older).
+    Text { text: String },
+}
+
+/// The cadence at which readings come.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cadence {
+    /// Back-to-back reads.
+    Reading,
+    /// Moments the platform chose (a frame, a task).
+    Sampling,
+}
+
+/// A figure of a caveat, as a report holds it.
+enum Figure {
+    Count(u64),
+    Number(f64),
+    Digits(i32),
+    Words(String),
+    Numbers(Vec<f64>),
+    Cadence(Cadence),
+    Unit(Option<Unit>),
+}
+
+/// The type of a caveat's field.
+#[derive(Clone, Copy)]
+enum Ty {
+    Count,
+    Number,
+    Digits,
+    Words,
+    Numbers,
+    Cadence,
+    Unit,
+}
+
+/// The type of each field a caveat may have. Read and written by hand, not derived: a
+/// derived enum (or one flat record of every field) costs the page's module a copy of
+/// serde's code per variant or per field, over 60 KB; this costs one per type.
+const FIELDS: &[(&str, Ty)] = &[
+    ("cadence", Ty::Cadence),
+    ("differences", Ty::Count),
+    ("edges", Ty::Count),
+    ("changes", Ty::Count),
+    ("readings", Ty::Count),
+    ("intervals", Ty::Count),
+    ("gcd", Ty::Count),
+    ("beats", Ty::Numbers),
+    ("share", Ty::Number),
+    ("a", Ty::Number),
+    ("b", Ty::Number),
+    ("reached", Ty::Number),
+    ("precision", Ty::Number),
+    ("tick", Ty::Number),
+    ("explains", Ty::Number),
+    ("chance", Ty::Number),
+    ("reference", Ty::Number),
+    ("unit", Ty::Unit),
+    ("shown", Ty::Count),
+    ("values", Ty::Count),
+    ("digits", Ty::Digits),
+    ("still", Ty::Count),
+    ("blocks", Ty::Count),
+    ("clock", Ty::Words),
+    ("pace", Ty::Number),
+    ("reads", Ty::Count),
+    ("min", Ty::Number),
+    ("max", Ty::Number),
+    ("median", Ty::Number),
+    ("bound", Ty::Number),
+    ("ns", Ty::Number),
+    ("base_ns", Ty::Number),
+    ("base", Ty::Words),
+    ("tick_ns", Ty::Number),
+    ("reads_per_tick", Ty::Count),
+    ("count_ns", Ty::Number),
+    ("n", Ty::Count),
+    ("target_counts", Ty::Number),
+    ("timings", Ty::Count),
+    ("why", Ty::Words),
+    ("text", Ty::Words),
+];
+
+/// A caveat's fields as read, before they are checked against its kind.
+struct Read {
+    kind: String,
+    fields: Vec<(&'static str, Figure)>,
+}
+
+impl Read {
+    fn take(&mut self, name: &str) -> Result<Figure, String> {
+        let at = self.fields.iter().position(|(n, _)| *n == name);
+        match at {
+            Some(i) => Ok(self.fields.swap_remove(i).1),
+            None => Err(format!(
+                "a caveat \"{}\" without its field `{name}`",
+                self.kind
+            )),
+        }
+    }
+    fn wrong(&self, name: &str) -> String {
+        format!(
+            "a caveat \"{}\" whose `{name}` is of the wrong type",
+            self.kind
+        )
+    }
+    fn count(&mut self, name: &str) -> Result<u64, String> {
+        match self.take(name)? {
+            Figure::Count(v) => Ok(v),
+            _ => Err(self.wrong(name)),
+        }
+    }
+    fn number(&mut self, name: &str) -> Result<f64, String> {
+        match self.take(name)? {
+            Figure::Number(v) => Ok(v),
+            _ => Err(self.wrong(name)),
+        }
+    }
+    fn words(&mut self, name: &str) -> Result<String, String> {
+        match self.take(name)? {
+            Figure::Words(v) => Ok(v),
+            _ => Err(self.wrong(name)),
+        }
+    }
+    fn unit(&mut self) -> Result<Option<Unit>, String> {
+        match self.take("unit") {
+            Ok(Figure::Unit(u)) => Ok(u),
+            Ok(_) => Err(self.wrong("unit")),
+            Err(_) => Ok(None),
+        }
+    }
+
+    fn caveat(mut self) -> Result<Caveat, String> {
+        let r = &mut self;
+        let c = match r.kind.as_str() {
+            "changes_every_read_dithered" => Caveat::ChangesEveryReadDithered,
+            "changes_every_read" => Caveat::ChangesEveryRead,
+            "bound_by_cadence" => match r.take("cadence")? {
+                Figure::Cadence(cadence) => Caveat::BoundByCadence { cadence },
+                _ => return Err(r.wrong("cadence")),
+            },
+            "backwards" => Caveat::Backwards {
+                differences: r.count("differences")?,
+            },
+            "few_edges" => Caveat::FewEdges {
+                edges: r.count("edges")?,
+            },
+            "sampled" => Caveat::Sampled,
+            "few_changes" => Caveat::FewChanges {
+                changes: r.count("changes")?,
+            },
+            "bad_readings" => Caveat::BadReadings {
+                readings: r.count("readings")?,
+            },
+            "single_level" => Caveat::SingleLevel,
+            "few_intervals" => Caveat::FewIntervals {
+                intervals: r.count("intervals")?,
+            },
+            "gcd_spoiled" => Caveat::GcdSpoiled {
+                gcd: r.count("gcd")?,
+            },
+            "beats" => match r.take("beats")? {
+                Figure::Numbers(beats) => Caveat::Beats { beats },
+                _ => return Err(r.wrong("beats")),
+            },
+            "straddles" => Caveat::Straddles {
+                share: r.number("share")?,
+                a: r.number("a")?,
+                b: r.number("b")?,
+            },
+            "not_multiples" => Caveat::NotMultiples {
+                share: r.number("share")?,
+            },
+            "below_reach" => Caveat::BelowReach {
+                reached: r.number("reached")?,
+                precision: r.number("precision")?,
+            },
+            "at_precision" => Caveat::AtPrecision {
+                precision: r.number("precision")?,
+            },
+            "no_step" => Caveat::NoStep,
+            "best_candidate" => Caveat::BestCandidate {
+                tick: r.number("tick")?,
+                explains: r.number("explains")?,
+                chance: r.number("chance")?,
+            },
+            "shared_offset" => Caveat::SharedOffset {
+                reference: r.number("reference")?,
+                unit: r.unit()?,
+            },
+            "only_printing" => Caveat::OnlyPrinting {
+                tick: r.number("tick")?,
+                shown: r.count("shown")?,
+                values: r.count("values")?,
+                share: r.number("share")?,
+                digits: match r.take("digits")? {
+                    Figure::Digits(d) => d,
+                    _ => return Err(r.wrong("digits")),
+                },
+                precision: r.number("precision")?,
+                unit: r.unit()?,
+            },
+            "stood_still" => Caveat::StoodStill {
+                still: r.count("still")?,
+                blocks: r.count("blocks")?,
+            },
+            "reads_not_counted" => Caveat::ReadsNotCounted {
+                clock: r.words("clock")?,
+                pace: r.number("pace")?,
+            },
+            "undercounts" => Caveat::Undercounts {
+                reads: r.count("reads")?,
+                min: r.number("min")?,
+                max: r.number("max")?,
+                median: r.number("median")?,
+            },
+            "short_blocks" => Caveat::ShortBlocks {
+                bound: r.number("bound")?,
+            },
+            "cost_lost_in_tick" => Caveat::CostLostInTick {
+                bound: r.number("bound")?,
+            },
+            "below_base" => Caveat::BelowBase {
+                ns: r.number("ns")?,
+                base_ns: r.number("base_ns")?,
+                base: r.words("base")?,
+            },
+            "work_not_seen" => Caveat::WorkNotSeen {
+                clock: r.words("clock")?,
+                pace: r.number("pace")?,
+            },
+            "edges_not_time" => Caveat::EdgesNotTime {
+                clock: r.words("clock")?,
+                pace: r.number("pace")?,
+            },
+            "slope_not_positive" => Caveat::SlopeNotPositive,
+            "interpolated" => Caveat::Interpolated {
+                tick_ns: r.number("tick_ns")?,
+                reads_per_tick: r.count("reads_per_tick")?,
+                count_ns: r.number("count_ns")?,
+            },
+            "target_ignored" => Caveat::TargetIgnored,
+            "calibration_stopped" => Caveat::CalibrationStopped {
+                n: r.count("n")?,
+                target_counts: r.number("target_counts")?,
+            },
+            "timings_backwards" => Caveat::TimingsBackwards {
+                timings: r.count("timings")?,
+            },
+            "two_sizes_only" => Caveat::TwoSizesOnly {
+                why: r.words("why")?,
+            },
+            "text" => Caveat::Text {
+                text: r.words("text")?,
+            },
+            other => return Err(format!("unknown caveat \"{other}\"")),
+        };
+        match self.fields.first() {
+            Some((name, _)) => Err(format!(
+                "a caveat \"{}\" with a field `{name}` it does not have",
+                self.kind
+            )),
+            None => Ok(c),
+        }
+    }
+}
+
+impl Caveat {
+    /// The name a report gives this kind of caveat.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Caveat::ChangesEveryReadDithered => "changes_every_read_dithered",
+            Caveat::ChangesEveryRead => "changes_every_read",
+            Caveat::BoundByCadence { .. } => "bound_by_cadence",
+            Caveat::Backwards { .. } => "backwards",
+            Caveat::FewEdges { .. } => "few_edges",
+            Caveat::Sampled => "sampled",
+            Caveat::FewChanges { .. } => "few_changes",
+            Caveat::BadReadings { .. } => "bad_readings",
+            Caveat::SingleLevel => "single_level",
+            Caveat::FewIntervals { .. } => "few_intervals",
+            Caveat::GcdSpoiled { .. } => "gcd_spoiled",
+            Caveat::Beats { .. } => "beats",
+            Caveat::Straddles { .. } => "straddles",
+            Caveat::NotMultiples { .. } => "not_multiples",
+            Caveat::BelowReach { .. } => "below_reach",
+            Caveat::AtPrecision { .. } => "at_precision",
+            Caveat::NoStep => "no_step",
+            Caveat::BestCandidate { .. } => "best_candidate",
+            Caveat::SharedOffset { .. } => "shared_offset",
+            Caveat::OnlyPrinting { .. } => "only_printing",
+            Caveat::StoodStill { .. } => "stood_still",
+            Caveat::ReadsNotCounted { .. } => "reads_not_counted",
+            Caveat::Undercounts { .. } => "undercounts",
+            Caveat::ShortBlocks { .. } => "short_blocks",
+            Caveat::CostLostInTick { .. } => "cost_lost_in_tick",
+            Caveat::BelowBase { .. } => "below_base",
+            Caveat::WorkNotSeen { .. } => "work_not_seen",
+            Caveat::EdgesNotTime { .. } => "edges_not_time",
+            Caveat::SlopeNotPositive => "slope_not_positive",
+            Caveat::Interpolated { .. } => "interpolated",
+            Caveat::TargetIgnored => "target_ignored",
+            Caveat::CalibrationStopped { .. } => "calibration_stopped",
+            Caveat::TimingsBackwards { .. } => "timings_backwards",
+            Caveat::TwoSizesOnly { .. } => "two_sizes_only",
+            Caveat::Text { .. } => "text",
+        }
+    }
+}
+
+impl Serialize for Caveat {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("caveat", self.kind())?;
+        // Every figure through one of a few types: one copy of the writer's code each.
+        let mut count = |k: &str, v: u64| m.serialize_entry(k, &v);
+        match self {
+            Caveat::Backwards { differences: v } => count("differences", *v)?,
+            Caveat::FewEdges { edges: v } => count("edges", *v)?,
+            Caveat::FewChanges { changes: v } => count("changes", *v)?,
+            Caveat::BadReadings { readings: v } => count("readings", *v)?,
+            Caveat::FewIntervals { intervals: v } => count("intervals", *v)?,
+            Caveat::GcdSpoiled { gcd: v } => count("gcd", *v)?,
+            Caveat::TimingsBackwards { timings: v } => count("timings", *v)?,
+            _ => {}
+        }
+        let mut number = |k: &str, v: f64| m.serialize_entry(k, &v);
+        match self {
+            Caveat::Straddles { share, a, b } => {
+                number("share", *share)?;
+                number("a", *a)?;
+                number("b", *b)?;
+            }
+            Caveat::NotMultiples { share } => number("share", *share)?,
+            Caveat::BelowReach { reached, precision } => {
+                number("reached", *reached)?;
+                number("precision", *precision)?;
+            }
+            Caveat::AtPrecision { precision } => number("precision", *precision)?,
+            Caveat::BestCandidate {
+                tick,
+                explains,
+                chance,
+            } => {
+                number("tick", *tick)?;
+                number("explains", *explains)?;
+                number("chance", *chance)?;
+            }
+            Caveat::SharedOffset { reference, .. } => number("reference", *reference)?,
+            Caveat::ShortBlocks { bound } | Caveat::CostLostInTick { bound } => {
+                number("bound", *bound)?
+            }
+            _ => {}
+        }
+        match self {
+            Caveat::BoundByCadence { cadence } => m.serialize_entry("cadence", cadence)?,
+            Caveat::Beats { beats } => m.serialize_entry("beats", beats)?,
+            Caveat::SharedOffset { unit, .. } => m.serialize_entry("unit", unit)?,
+            Caveat::OnlyPrinting {
+                tick,
+                shown,
+                values,
+                share,
+                digits,
+                precision,
+                unit,
+            } => {
+                m.serialize_entry("tick", tick)?;
+                m.serialize_entry("shown", shown)?;
+                m.serialize_entry("values", values)?;
+                m.serialize_entry("share", share)?;
+                m.serialize_entry("digits", digits)?;
+                m.serialize_entry("precision", precision)?;
+                m.serialize_entry("unit", unit)?;
+            }
+            Caveat::StoodStill { still, blocks } => {
+                m.serialize_entry("still", still)?;
+                m.serialize_entry("blocks", blocks)?;
+            }
+            Caveat::ReadsNotCounted { clock, pace }
+            | Caveat::WorkNotSeen { clock, pace }
+            | Caveat::EdgesNotTime { clock, pace } => {
+                m.serialize_entry("clock", clock)?;
+                m.serialize_entry("pace", pace)?;
+            }
+            Caveat::Undercounts {
+                reads,
+                min,
+                max,
+                median,
+            } => {
+                m.serialize_entry("reads", reads)?;
+                m.serialize_entry("min", min)?;
+                m.serialize_entry("max", max)?;
+                m.serialize_entry("median", median)?;
+            }
+            Caveat::BelowBase { ns, base_ns, base } => {
+                m.serialize_entry("ns", ns)?;
+                m.serialize_entry("base_ns", base_ns)?;
+                m.serialize_entry("base", base)?;
+            }
+            Caveat::Interpolated {
+                tick_ns,
+                reads_per_tick,
+                count_ns,
+            } => {
+                m.serialize_entry("tick_ns", tick_ns)?;
+                m.serialize_entry("reads_per_tick", reads_per_tick)?;
+                m.serialize_entry("count_ns", count_ns)?;
+            }
+            Caveat::CalibrationStopped { n, target_counts } => {
+                m.serialize_entry("n", n)?;
+                m.serialize_entry("target_counts", target_counts)?;
+            }
+            Caveat::TwoSizesOnly { why } => m.serialize_entry("why", why)?,
+            Caveat::Text { text } => m.serialize_entry("text", text)?,
+            _ => {}
+        }
+        m.end()
+    }
+}
+
+/// Reads a caveat: an object of this schema, or an older report's sentence.
+struct Written;
+
+impl<'de> Visitor<'de> for Written {
+    type Value = Caveat;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a caveat: an object named by its `caveat` field, or a sentence")
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<Caveat, E> {
+        Ok(Caveat::Text { text: text.into() })
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Caveat, A::Error> {
+        let mut kind = None;
+        let mut fields: Vec<(&'static str, Figure)> = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "caveat" {
+                kind = Some(map.next_value::<String>()?);
+                continue;
+            }
+            let Some((name, ty)) = FIELDS.iter().find(|(n, _)| *n == key) else {
+                return Err(de::Error::custom(format!(
+                    "unknown field `{key}` in a caveat"
+                )));
+            };
+            if fields.iter().any(|(n, _)| n == name) {
+                return Err(de::Error::custom(format!(
+                    "duplicate field `{key}` in a caveat"
+                )));
+            }
+            let figure = match ty {
+                Ty::Count => Figure::Count(map.next_value()?),
+                Ty::Number => Figure::Number(map.next_value()?),
+                Ty::Digits => Figure::Digits(map.next_value()?),
+                Ty::Words => Figure::Words(map.next_value()?),
+                Ty::Numbers => Figure::Numbers(map.next_value()?),
+                Ty::Cadence => Figure::Cadence(map.next_value()?),
+                Ty::Unit => Figure::Unit(map.next_value()?),
+            };
+            fields.push((name, figure));
+        }
+        let kind = kind.ok_or_else(|| de::Error::custom("a caveat without its `caveat` field"))?;
+        Read { kind, fields }.caveat().map_err(de::Error::custom)
+    }
+}
+
+impl<'de> Deserialize<'de> for Caveat {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(Written)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json(c: &[Caveat]) -> String {
+        serde_json::to_string(c).unwrap()
+    }
+
+    fn read(text: &str) -> Result<Vec<Caveat>, serde_json::Error> {
+        serde_json::from_str(text)
+    }
+
+    #[test]
+    fn caveats_are_written_as_data_and_older_sentences_still_read() {
+        let c = vec![
+            Caveat::FewIntervals { intervals: 12 },
+            Caveat::SingleLevel,
+            Caveat::BoundByCadence {
+                cadence: Cadence::Sampling,
+            },
+        ];
+        assert_eq!(
+            json(&c),
+            r#"[{"caveat":"few_intervals","intervals":12},{"caveat":"single_level"},{"caveat":"bound_by_cadence","cadence":"sampling"}]"#
+        );
+        assert_eq!(read(&json(&c)).unwrap(), c);
+        let old = r#"["only 12 positive intervals: the tick is an upper bound"]"#;
+        assert_eq!(
+            read(old).unwrap(),
+            [Caveat::Text {
+                text: "only 12 positive intervals: the tick is an upper bound".into()
+            }]
+        );
+        for (bad, says) in [
+            ("[3]", "a caveat"),
+            (r#"[{"caveat":"bogus"}]"#, "unknown caveat \"bogus\""),
+            (r#"[{"caveat":"few_edges"}]"#, "without its field `edges`"),
+            (r#"[{"caveat":"few_edges","edges":-1}]"#, "invalid value"),
+            (r#"[{"caveat":"sampled","hue":1}]"#, "unknown field `hue`"),
+            (
+                r#"[{"caveat":"sampled","edges":1}]"#,
+                "a field `edges` it does not have",
+            ),
+            (r#"[{"edges":1}]"#, "without its `caveat` field"),
+        ] {
+            let e = read(bad).unwrap_err().to_string();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn every_caveat_reads_back_as_written() {
+        let all = vec![
+            Caveat::ChangesEveryReadDithered,
+            Caveat::ChangesEveryRead,
+            Caveat::BoundByCadence {
+                cadence: Cadence::Reading,
+            },
+            Caveat::Backwards { differences: 3 },
+            Caveat::FewEdges { edges: 4 },
+            Caveat::Sampled,
+            Caveat::FewChanges { changes: 5 },
+            Caveat::BadReadings { readings: 6 },
+            Caveat::SingleLevel,
+            Caveat::FewIntervals { intervals: 7 },
+            Caveat::GcdSpoiled { gcd: 8 },
+            Caveat::Beats {
+                beats: vec![1.5, 2.5],
+            },
+            Caveat::Straddles {
+                share: 0.1,
+                a: 1.0,
+                b: 25.0,
+            },
+            Caveat::NotMultiples { share: 0.2 },
+            Caveat::BelowReach {
+                reached: 3.0,
+                precision: 0.5,
+            },
+            Caveat::AtPrecision { precision: 0.25 },
+            Caveat::NoStep,
+            Caveat::BestCandidate {
+                tick: 2.0,
+                explains: 0.4,
+                chance: 0.3,
+            },
+            Caveat::SharedOffset {
+                reference: 12.5,
+                unit: Some(Unit::Ms),
+            },
+            Caveat::OnlyPrinting {
+                tick: 0.01,
+                shown: 9,
+                values: 10,
+                share: 0.9,
+                digits: 4,
+                precision: 1e-6,
+                unit: None,
+            },
+            Caveat::StoodStill {
+                still: 1,
+                blocks: 20,
+            },
+            Caveat::ReadsNotCounted {
+                clock: "c".into(),
+                pace: 0.01,
+            },
+            Caveat::Undercounts {
+                reads: 64,
+                min: 1.0,
+                max: 9.0,
+                median: 4.0,
+            },
+            Caveat::ShortBlocks { bound: 0.05 },
+            Caveat::CostLostInTick { bound: 3.0 },
+            Caveat::BelowBase {
+                ns: 18.0,
+                base_ns: 27.0,
+                base: "Instant".into(),
+            },
+            Caveat::WorkNotSeen {
+                clock: "c".into(),
+                pace: 0.02,
+            },
+            Caveat::EdgesNotTime {
+                clock: "c".into(),
+                pace: 0.5,
+            },
+            Caveat::SlopeNotPositive,
+            Caveat::Interpolated {
+                tick_ns: 4e6,
+                reads_per_tick: 2000,
+                count_ns: 2.0,
+            },
+            Caveat::TargetIgnored,
+            Caveat::CalibrationStopped {
+                n: 1 << 20,
+                target_counts: 100.0,
+            },
+            Caveat::TimingsBackwards { timings: 2 },
+            Caveat::TwoSizesOnly {
+                why: "edges that cannot be interpolated".into(),
+            },
+            Caveat::Text {
+                text: "an older report's sentence".into(),
+            },
+        ];
+        let text = json(&all);
+        assert_eq!(read(&text).unwrap(), all, "{text}");
+        // Each is said, in words of its own.
+        let said: std::collections::BTreeSet<String> =
+            all.iter().map(crate::present::caveat).collect();
+        assert_eq!(said.len(), all.len());
+    }
+}
