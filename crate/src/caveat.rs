@@ -108,6 +108,10 @@ pub enum Caveat {
     TimingsBackwards { timings: u64 },
     /// A fit of two sizes only, and the failure that made it so.
     TwoSizesOnly { why: String },
+    /// Each sample timed `lo` to `hi` iterations; their totals are analysed (Criterion).
+    IterationTotals { lo: f64, hi: f64 },
+    /// Each round's time was divided by its iterations; the round times are analysed.
+    RoundTimes { iterations: f64 },
     /// A caveat of a report written before caveats were data (schema 3 and older).
     Text { text: String },
 }
@@ -189,6 +193,9 @@ const FIELDS: &[(&str, Ty)] = &[
     ("target_counts", Ty::Number),
     ("timings", Ty::Count),
     ("why", Ty::Words),
+    ("lo", Ty::Number),
+    ("hi", Ty::Number),
+    ("iterations", Ty::Number),
     ("text", Ty::Words),
 ];
 
@@ -361,6 +368,13 @@ impl Read {
             "two_sizes_only" => Caveat::TwoSizesOnly {
                 why: r.words("why")?,
             },
+            "iteration_totals" => Caveat::IterationTotals {
+                lo: r.number("lo")?,
+                hi: r.number("hi")?,
+            },
+            "round_times" => Caveat::RoundTimes {
+                iterations: r.number("iterations")?,
+            },
             "text" => Caveat::Text {
                 text: r.words("text")?,
             },
@@ -414,6 +428,8 @@ impl Caveat {
             Caveat::CalibrationStopped { .. } => "calibration_stopped",
             Caveat::TimingsBackwards { .. } => "timings_backwards",
             Caveat::TwoSizesOnly { .. } => "two_sizes_only",
+            Caveat::IterationTotals { .. } => "iteration_totals",
+            Caveat::RoundTimes { .. } => "round_times",
             Caveat::Text { .. } => "text",
         }
     }
@@ -462,6 +478,11 @@ impl Serialize for Caveat {
             Caveat::ShortBlocks { bound } | Caveat::CostLostInTick { bound } => {
                 number("bound", *bound)?
             }
+            Caveat::IterationTotals { lo, hi } => {
+                number("lo", *lo)?;
+                number("hi", *hi)?;
+            }
+            Caveat::RoundTimes { iterations } => number("iterations", *iterations)?,
             _ => {}
         }
         match self {
@@ -729,6 +750,8 @@ mod tests {
             Caveat::TwoSizesOnly {
                 why: "edges that cannot be interpolated".into(),
             },
+            Caveat::IterationTotals { lo: 1.0, hi: 64.0 },
+            Caveat::RoundTimes { iterations: 1000.0 },
             Caveat::Text {
                 text: "an older report's sentence".into(),
             },

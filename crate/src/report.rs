@@ -59,7 +59,8 @@ pub struct Environment {
     pub created_unix_ms: Option<u64>,
     /// Frequencies of hardware counters: measured, and as claimed.
     pub counters: Vec<CounterFrequency>,
-    /// Anything else worth knowing.
+    /// Words of an older report (schema 3 and before) on its run; none are written now:
+    /// what they said is data ([`present::run_notes`](crate::present::run_notes)).
     pub notes: Vec<String>,
 }
 

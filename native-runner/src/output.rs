@@ -143,6 +143,13 @@ pub fn frequency_line(f: &CounterFrequency) -> String {
 /// Every clock's notes, under its name.
 fn notes(report: &Report) -> String {
     let mut s = String::new();
+    let run = present::run_notes(&report.environment);
+    if !run.is_empty() {
+        s.push_str("\nthe run:\n");
+        for l in run {
+            s.push_str(&format!("  - {l}\n"));
+        }
+    }
     for c in &report.clocks {
         let lines = present::notes(c);
         if !lines.is_empty() {

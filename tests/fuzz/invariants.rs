@@ -59,8 +59,14 @@ pub fn analyze(bytes: &[u8]) -> Result<(), String> {
                         && estimate_sound
                         && precision.is_finite()
                         && precision > 0.0
-                        && !m.answer().is_empty(),
-                    || format!("unsound analysis: {:?}, answer {}", m.estimate, m.answer()),
+                        && !ticklab::present::analysis::answer(m).is_empty(),
+                    || {
+                        format!(
+                            "unsound analysis: {:?}, answer {}",
+                            m.estimate,
+                            ticklab::present::analysis::answer(m)
+                        )
+                    },
                 )?;
             }
             Err(CliError::Usage(m)) if !m.is_empty() => {}

@@ -318,7 +318,10 @@ impl Lab {
             .session
             .analysed()
             .ok_or_else(|| js_err("nothing analysed yet"))?;
-        let (values, unit) = (&a.series.values, ticklab::analyze::unit_name(a.series.unit));
+        let (values, unit) = (
+            &a.series.values,
+            ticklab::present::analysis::unit_name(a.series.unit),
+        );
         let levels: Vec<f64> = a.bands.iter().map(|b| b.level).collect();
         let tick = a.estimate.as_ref().filter(|e| e.found()).map(|e| e.tick);
         let root = Sharp::on(canvas)?.into_drawing_area();

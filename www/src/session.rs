@@ -273,14 +273,6 @@ impl Session {
 
     /// The report of the run, the same schema as `ticklab run --json`, kept here.
     pub fn finish(&mut self, facts: &PageFacts) {
-        let mut notes = Vec::new();
-        if facts.hidden_during_run {
-            notes.push(
-                "the page was hidden during the run: browsers throttle hidden pages, so the \
-                 sampled clocks and timings may be off"
-                    .into(),
-            );
-        }
         let env = Environment {
             platform: Some(Platform::Browser),
             arch: Some("wasm32".into()),
@@ -289,7 +281,6 @@ impl Session {
             cpus: facts.cpus,
             hidden_during_run: Some(facts.hidden_during_run),
             created_unix_ms: facts.created_unix_ms,
-            notes,
             ..Default::default()
         };
         let mut r = Report::new(env);
@@ -330,17 +321,17 @@ impl Session {
             analyze::examine(bytes, None, name, Some(unit), json).map_err(|e| e.to_string())?;
         let m = an.main();
         let words = Analyzed {
-            columns: &analyze::OVERVIEW_COLUMNS,
+            columns: &present::analysis::OVERVIEW_COLUMNS,
             overview: an
                 .series
                 .iter()
                 .chain(an.combined.as_ref())
-                .map(analyze::overview_row)
+                .map(present::analysis::overview_row)
                 .collect(),
-            detail: analyze::detail_rows(m),
-            answer: m.answer(),
-            bands: analyze::band_lines(m),
-            notes: analyze::notes(m),
+            detail: present::analysis::detail_rows(m),
+            answer: present::analysis::answer(m),
+            bands: present::analysis::band_lines(m),
+            notes: present::analysis::notes(m),
             tick_ns: m
                 .estimate
                 .as_ref()

@@ -7,7 +7,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::caveat::Caveat;
 use crate::error::Result;
-use crate::present;
 use crate::stats::{self, Band};
 use crate::tick::{self, EstimatorOptions, Method, Quantum, TickEstimate};
 
@@ -30,18 +29,7 @@ pub enum Unit {
 pub use formats::{Format, Series};
 
 /// The factor of the Rule of 100: a timing should last 100 ticks for 1% quantisation error.
-const RULE: f64 = 100.0;
-
-/// The unit's name in words and CSV ("ms"; "ticks" when none is known).
-pub fn unit_name(u: Option<Unit>) -> &'static str {
-    match u {
-        Some(Unit::S) => "s",
-        Some(Unit::Ms) => "ms",
-        Some(Unit::Us) => "us",
-        Some(Unit::Ns) => "ns",
-        Some(Unit::Ticks) | None => "ticks",
-    }
-}
+pub(crate) const RULE: f64 = 100.0;
 
 /// Nanoseconds in one unit, when the unit is a time.
 pub fn ns_per_unit(u: Option<Unit>) -> Option<f64> {
@@ -51,45 +39,6 @@ pub fn ns_per_unit(u: Option<Unit>) -> Option<f64> {
         Some(Unit::Us) => Some(1e3),
         Some(Unit::Ns) => Some(1.0),
         Some(Unit::Ticks) | None => None,
-    }
-}
-
-/// A duration in the series' unit, readable: "41.67 ns", or "3.5 ticks" when the unit is
-/// not known.
-pub fn duration(v: f64, u: Option<Unit>) -> String {
-    match ns_per_unit(u) {
-        Some(f) => present::duration(v * f),
-        None => format!("{v} {}", unit_name(u)),
-    }
-}
-
-/// A value and its standard error, to the digits the error allows: "10.0148 ± 0.0003 ns".
-fn with_error(v: f64, se: f64, u: Option<Unit>) -> String {
-    if !(se > 0.0 && se.is_finite()) {
-        return duration(v, u);
-    }
-    let (x, e, name) = to_digits(v, se, u);
-    format!("{x} ± {e} {name}")
-}
-
-/// A value to the digits a resolution allows: a band at "4.789 µs" for a tick of 10 ns.
-pub fn to_resolution(v: f64, res: f64, u: Option<Unit>) -> String {
-    if !(res > 0.0 && res.is_finite()) {
-        return duration(v, u);
-    }
-    let (x, _, name) = to_digits(v, res, u);
-    format!("{x} {name}")
-}
-
-/// `v` and `e` scaled to a readable unit, with two significant digits of `e` and `v` to the
-/// same place.
-fn to_digits(v: f64, e: f64, u: Option<Unit>) -> (String, String, &'static str) {
-    match ns_per_unit(u) {
-        Some(f) => present::duration_digits(v * f, e * f),
-        None => {
-            let (x, e) = present::to_digits(v, e);
-            (x, e, unit_name(u))
-        }
     }
 }
 
@@ -124,66 +73,6 @@ impl SeriesAnalysis {
             .filter(|e| e.found())
             .map(|e| RULE * e.tick)
     }
-
-    /// The answer in the terms of whoever made the timings.
-    pub fn answer(&self) -> String {
-        let s = &self.series;
-        let u = s.unit;
-        let (one, many) = s.format.noun();
-        let Some(e) = &self.estimate else {
-            return format!(
-                "no tick: {}",
-                s.averages.as_deref().unwrap_or("these are averages")
-            );
-        };
-        if let Some(d) = self.printed_digits {
-            return format!(
-                "no tick: the values are printed to {d} significant digits, so each one's \
-                 precision changes with its size, and no step finer than a value's own \
-                 printing shows in them; timings to {d} digits are likely averages"
-            );
-        }
-        match e.method {
-            Method::NoTick => "no tick found: the values lie on no step (doubles at full \
-                               precision); averages over many runs have no tick"
-                .into(),
-            Method::Precision if e.tick > 1.5 * e.quantum.step() => format!(
-                "at most {}: no coarser tick tried fits, and finer ones cannot be searched for \
-                 in {many} this long (they are written to {})",
-                duration(e.tick, u),
-                duration(e.quantum.step(), u)
-            ),
-            Method::Precision => format!(
-                "at most {}: the data's own precision; nothing coarser fits",
-                duration(e.tick, u)
-            ),
-            _ => {
-                let rule = RULE * e.tick;
-                let shorter = s.values.iter().filter(|&&v| v > 0.0 && v < rule).count();
-                let shortest = s.shortest();
-                let tail = if self.offset {
-                    // The values are the runs less an unknown offset, and those it made
-                    // negative are 0: how long the runs lasted is not in them.
-                    "; these values are the runs less a common offset (a shell's start-up \
-                     time taken off each), so they do not say how long the runs lasted"
-                        .to_string()
-                } else if shorter == 0 {
-                    format!(
-                        "; every one here is longer (the shortest lasted {})",
-                        duration(shortest, u)
-                    )
-                } else {
-                    format!("; {shorter} of the {} here are shorter", s.values.len())
-                };
-                format!(
-                    "these {many} were timed by a clock of {}: a {one} shorter than {} carries \
-                     more than 1% quantisation error (Rule of 100){tail}",
-                    duration(e.tick, u),
-                    duration(rule, u)
-                )
-            }
-        }
-    }
 }
 
 /// Everything `analyze` made of its input.
@@ -201,14 +90,14 @@ impl Analysis {
         self.combined.as_ref().unwrap_or_else(|| {
             self.series
                 .iter()
-                .find(|s| s.series.averages.is_none())
+                .find(|s| !s.series.averages)
                 .unwrap_or(&self.series[0])
         })
     }
 }
 
 fn analyse(series: Series) -> Result<SeriesAnalysis> {
-    if series.averages.is_some() {
+    if series.averages {
         return Ok(SeriesAnalysis {
             series,
             estimate: None,
@@ -436,7 +325,7 @@ fn offset_estimate(
 /// Every series' tick, and that of all timing series together when they share a unit.
 pub fn analyse_all(all: Vec<Series>) -> Result<Analysis> {
     // All timing series together, when they share a unit and there are several.
-    let timings: Vec<&Series> = all.iter().filter(|s| s.averages.is_none()).collect();
+    let timings: Vec<&Series> = all.iter().filter(|s| !s.averages).collect();
     let combined = if timings.len() >= 2 && timings.iter().all(|s| s.unit == timings[0].unit) {
         let values: Vec<f64> = timings
             .iter()
@@ -460,7 +349,7 @@ pub fn analyse_all(all: Vec<Series>) -> Result<Analysis> {
             values,
             quantum,
             finer,
-            averages: None,
+            averages: false,
             notes: Vec::new(),
             places: timings
                 .iter()
@@ -473,156 +362,6 @@ pub fn analyse_all(all: Vec<Series>) -> Result<Analysis> {
     let series = all.into_iter().map(analyse).collect::<Result<Vec<_>>>()?;
     let combined = combined.map(analyse).transpose()?;
     Ok(Analysis { series, combined })
-}
-
-/// The tick as a person reads it: "41.67 ns = 125/3 ns", "at most 1.000 ms", "none".
-pub fn tick_words(a: &SeriesAnalysis) -> String {
-    let u = a.series.unit;
-    match &a.estimate {
-        None => "none (averages)".into(),
-        Some(e) => match e.method {
-            Method::NoTick => "none found".into(),
-            Method::Precision => format!("at most {}", duration(e.tick, u)),
-            _ => {
-                let mut t = match e.exact {
-                    Some(_) => duration(e.tick, u),
-                    None => with_error(e.tick, e.uncertainty, u),
-                };
-                if let Some(x) = e.exact {
-                    if x.den != 1 || ns_per_unit(u).is_none() {
-                        t.push_str(&format!(" = {x} {}", unit_name(u)));
-                    }
-                }
-                t
-            }
-        },
-    }
-}
-
-/// The columns of the overview of many series.
-pub const OVERVIEW_COLUMNS: [&str; 7] = [
-    "series",
-    "format",
-    "values",
-    "tick",
-    "explains",
-    "shortest",
-    "Rule of 100 asks",
-];
-
-/// One series' row of the overview, under [`OVERVIEW_COLUMNS`].
-pub fn overview_row(a: &SeriesAnalysis) -> Vec<String> {
-    let s = &a.series;
-    let shortest = s.shortest();
-    vec![
-        s.name.clone(),
-        s.format.name().into(),
-        s.values.len().to_string(),
-        tick_words(a),
-        a.estimate
-            .as_ref()
-            .filter(|e| e.found())
-            .map_or(present::DASH.into(), |e| {
-                present::percent(e.share_explained)
-            }),
-        if shortest.is_finite() {
-            duration(shortest, s.unit)
-        } else {
-            present::DASH.into()
-        },
-        a.rule_of_100().map_or(present::DASH.into(), |r| {
-            format!("≥ {}", duration(r, s.unit))
-        }),
-    ]
-}
-
-/// The lines of one series' detail: `[label, words]`, as the command's table and the page's
-/// list show them.
-pub fn detail_rows(a: &SeriesAnalysis) -> Vec<[String; 2]> {
-    let s = &a.series;
-    let u = s.unit;
-    let mut rows = vec![
-        [
-            "source".into(),
-            format!(
-                "{} ({}), {} values",
-                s.name,
-                s.format.name(),
-                s.values.len()
-            ),
-        ],
-        ["tick".into(), tick_words(a)],
-    ];
-    if let Some(e) = &a.estimate {
-        if e.found() {
-            rows.push([
-                "explains".into(),
-                format!(
-                    "{:.2}% of {} positive values, where chance gives {:.1}%",
-                    e.share_explained * 100.0,
-                    e.intervals,
-                    e.chance * 100.0
-                ),
-            ]);
-            if e.straddles > 0.0 {
-                rows.push(["straddles".into(), format!("{:.2}%", e.straddles * 100.0)]);
-            }
-        }
-        rows.push(["method".into(), present::method_label(e.method).into()]);
-        rows.push([
-            "reliable".into(),
-            if e.reliable { "yes" } else { "no" }.into(),
-        ]);
-        rows.push([
-            "precision".into(),
-            format!("{} (the values' own)", duration(e.quantum.step(), u)),
-        ]);
-        rows.push(["zero values".into(), e.zeros.to_string()]);
-        rows.push(["smallest non-zero".into(), duration(e.smallest_nonzero, u)]);
-        rows.push([
-            "smallest diff(sort())".into(),
-            e.smallest_diff_sort
-                .map_or(present::DASH.into(), |v| duration(v, u)),
-        ]);
-    }
-    rows
-}
-
-/// The bands worth showing, "level: count", when they gather the values: a level per value
-/// is no band, and the largest bands (at most 32 are kept) must hold most values.
-pub fn band_lines(a: &SeriesAnalysis) -> Vec<String> {
-    let s = &a.series;
-    let gathered: u64 = a.bands.iter().map(|b| b.count).sum();
-    if a.bands.is_empty()
-        || a.bands.len() * 4 > s.values.len()
-        || gathered * 2 < s.values.len() as u64
-    {
-        return Vec::new();
-    }
-    let tick = a.estimate.as_ref().filter(|e| e.found()).map(|e| e.tick);
-    let res = a.estimate.as_ref().map_or(0.0, |e| e.tick / 4.0);
-    a.bands
-        .iter()
-        .map(|b| {
-            let level = to_resolution(b.level, res, s.unit);
-            match tick.map(|t| (b.level / t).round()) {
-                Some(k) => format!("{level} ({}): {}", present::ticks(k), b.count),
-                None => format!("{level}: {}", b.count),
-            }
-        })
-        .collect()
-}
-
-/// The notes under a series' detail: how the values were made, and the estimate's caveats
-/// that its answer does not already say.
-pub fn notes(a: &SeriesAnalysis) -> Vec<String> {
-    let mut out = a.series.notes.clone();
-    if let Some(e) = &a.estimate {
-        // The answer says these already.
-        let said = |c: &Caveat| matches!(c, Caveat::AtPrecision { .. } | Caveat::NoStep);
-        out.extend(e.caveats.iter().filter(|c| !said(c)).map(present::caveat));
-    }
-    out
 }
 
 /// Reads `bytes` as `analyze` does and estimates their tick: every step from bytes to

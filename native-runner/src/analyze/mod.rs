@@ -7,10 +7,11 @@ pub mod formats;
 use std::io::Read;
 
 use serde::Serialize;
-use ticklab::analyze::{
-    self as core, band_lines, detail_rows, ns_per_unit, unit_name, Analysis, SeriesAnalysis,
+use ticklab::analyze::{self as core, ns_per_unit, Analysis, SeriesAnalysis};
+use ticklab::present::{
+    self,
+    analysis::{self as words, answer, band_lines, detail_rows, unit_name},
 };
-use ticklab::present;
 use ticklab::stats::Band;
 use ticklab::tick::{Method, TickEstimate};
 
@@ -70,7 +71,7 @@ struct SeriesReport<'a> {
     /// The shortest timing with at most 1% quantisation error (Rule of 100).
     rule_of_100: Option<f64>,
     answer: String,
-    notes: &'a [String],
+    notes: Vec<String>,
     estimate: Option<&'a TickEstimate>,
     bands: &'a [Band],
 }
@@ -81,11 +82,7 @@ fn series_report(a: &SeriesAnalysis) -> SeriesReport<'_> {
     SeriesReport {
         source: &s.name,
         format: s.format.name(),
-        kind: if s.averages.is_some() {
-            "averages"
-        } else {
-            "timings"
-        },
+        kind: if s.averages { "averages" } else { "timings" },
         values: s.values.len(),
         unit: unit_name(s.unit),
         tick,
@@ -102,8 +99,8 @@ fn series_report(a: &SeriesAnalysis) -> SeriesReport<'_> {
         tolerance: s.quantum.step(),
         offset: a.offset,
         rule_of_100: a.rule_of_100(),
-        answer: a.answer(),
-        notes: &s.notes,
+        answer: answer(a),
+        notes: s.notes.iter().map(present::caveat).collect(),
         estimate: a.estimate.as_ref(),
         bands: &a.bands,
     }
@@ -125,7 +122,7 @@ fn detail(a: &SeriesAnalysis) -> String {
         t.row(vec![label, words]);
     }
     let mut text = t.render();
-    text.push_str(&format!("\n{}\n", a.answer()));
+    text.push_str(&format!("\n{}\n", answer(a)));
     let bands = band_lines(a);
     if !bands.is_empty() {
         text.push_str("\nbands (level: count)\n");
@@ -133,16 +130,16 @@ fn detail(a: &SeriesAnalysis) -> String {
             text.push_str(&format!("  {b}\n"));
         }
     }
-    for n in core::notes(a) {
+    for n in words::notes(a) {
         text.push_str(&format!("note: {n}\n"));
     }
     text
 }
 
 fn overview(an: &Analysis) -> String {
-    let mut t = Table::new(&core::OVERVIEW_COLUMNS);
+    let mut t = Table::new(&words::OVERVIEW_COLUMNS);
     for a in an.series.iter().chain(an.combined.as_ref()) {
-        t.row(core::overview_row(a));
+        t.row(words::overview_row(a));
     }
     let mut text = t.render();
     text.push('\n');

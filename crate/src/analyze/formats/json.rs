@@ -72,9 +72,7 @@ pub fn json_series(v: &Value, name: &str) -> Result<Option<Vec<Series>>> {
             iters.iter().copied().reduce(f64::min),
             iters.iter().copied().reduce(f64::max),
         ) {
-            s.notes.push(format!(
-                "each sample times {lo} to {hi} iterations; their totals are analysed"
-            ));
+            s.notes.push(Caveat::IterationTotals { lo, hi });
         }
         return Ok(Some(vec![s]));
     }
@@ -87,8 +85,6 @@ pub fn json_series(v: &Value, name: &str) -> Result<Option<Vec<Series>>> {
             name.to_string(),
             Format::CriterionEstimates,
             Some(Unit::Ns),
-            "Criterion's estimates are per-iteration averages over many iterations, which \
-             carry no tick; its sample.json holds the timings",
         )]));
     }
     // hyperfine: results[].times in seconds.
@@ -141,10 +137,7 @@ pub fn json_series(v: &Value, name: &str) -> Result<Option<Vec<Series>>> {
                     for d in &mut data {
                         *d *= iterations;
                     }
-                    notes.push(format!(
-                        "each round timed {iterations} iterations and was divided by them; \
-                         the round times are analysed"
-                    ));
+                    notes.push(Caveat::RoundTimes { iterations });
                 }
                 let mut s = Series::json(bench, Format::PytestBenchmark, Some(Unit::S), data);
                 s.notes = notes;
@@ -186,14 +179,7 @@ pub(super) fn jmh(runs: &[Value], name: &str) -> Result<Vec<Series>> {
             .and_then(unit_named);
         let label = format!("{bench} ({mode})");
         match mode {
-            "avgt" | "thrpt" => out.push(Series::averages(
-                label,
-                Format::Jmh,
-                unit,
-                "JMH's average-time and throughput modes report averages over many \
-                 operations, which carry no tick; its sample and single-shot modes hold \
-                 timings",
-            )),
+            "avgt" | "thrpt" => out.push(Series::averages(label, Format::Jmh, unit)),
             "sample" => {
                 // rawDataHistogram: forks, iterations, then [value, count] pairs.
                 let mut values = Vec::new();

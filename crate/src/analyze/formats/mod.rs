@@ -9,6 +9,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::Unit;
+use crate::caveat::Caveat;
 use crate::error::{Error, Result};
 use crate::tick::quantum::{shortest_digits, written_digits};
 use crate::tick::Quantum;
@@ -98,10 +99,10 @@ pub struct Series {
     /// A finer precision to try when nothing coarser than `quantum` fits (doubles whose
     /// grid may be their tick).
     pub finer: Option<Quantum>,
-    /// Why these values have no tick at all (averages), when they have none.
-    pub averages: Option<String>,
+    /// Whether these are averages, which have no tick at all (the format says why).
+    pub averages: bool,
     /// How the values were made from what the file holds.
-    pub notes: Vec<String>,
+    pub notes: Vec<Caveat>,
     /// Each value's decimals as written (its own precision is 10^-places), when known: a
     /// tick a value's printing alone makes it a multiple of is no evidence of a clock.
     pub places: Vec<i16>,
@@ -139,15 +140,15 @@ impl Series {
             values,
             quantum,
             finer,
-            averages: None,
+            averages: false,
             notes: Vec::new(),
             places,
         }
     }
 
-    fn averages(name: String, format: Format, unit: Option<Unit>, why: &str) -> Self {
+    fn averages(name: String, format: Format, unit: Option<Unit>) -> Self {
         Self {
-            averages: Some(why.to_string()),
+            averages: true,
             ..Self::json(name, format, unit, Vec::new())
         }
     }
@@ -349,7 +350,7 @@ impl Written {
             values: self.values,
             quantum,
             finer,
-            averages: None,
+            averages: false,
             notes: Vec::new(),
             // Some value written to a double's full precision: none was written to a step.
             places: if self.full_precision {
@@ -725,16 +726,14 @@ mod tests {
         assert!((s[0].values[0] - 6.21e-6).abs() < 1e-18);
         let s =
             series(r#"[{"benchmark":"b","mode":"avgt","primaryMetric":{"scoreUnit":"ns/op"}}]"#);
-        assert!(s[0].averages.is_some());
+        assert!(s[0].averages);
         let s = series(
             r#"[{"benchmark":"b","mode":"sample","primaryMetric":{"scoreUnit":"us/op",
                 "rawDataHistogram":[[[[1.5,3],[2.0,1]]]]}}]"#,
         );
         assert_eq!(s[0].values, vec![1.5, 1.5, 1.5, 2.0]);
         assert_eq!(s[0].unit, Some(Unit::Us));
-        assert!(series(r#"{"mean":{"point_estimate":4.19}}"#)[0]
-            .averages
-            .is_some());
+        assert!(series(r#"{"mean":{"point_estimate":4.19}}"#)[0].averages);
     }
 
     #[test]

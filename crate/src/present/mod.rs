@@ -7,11 +7,15 @@
 
 use serde::Serialize;
 
-use crate::caveat::{Cadence, Caveat};
+use crate::caveat::Caveat;
 use crate::clock::ClockKind;
 use crate::error::ErrorKind;
-use crate::report::{ClockReport, CounterFrequency};
+use crate::report::{ClockReport, CounterFrequency, Environment};
 use crate::tick::{Method, TickEstimate, Verdict};
+
+pub mod analysis;
+mod caveat;
+pub use caveat::caveat;
 
 /// What stands where a figure cannot be given; a note says why.
 pub const DASH: &str = "-";
@@ -297,6 +301,21 @@ pub fn notes(c: &ClockReport) -> Vec<String> {
     lines
 }
 
+/// What the reader should know of the run as a whole: a page hidden during it (browsers
+/// throttle hidden pages), and an older report's own words.
+pub fn run_notes(env: &Environment) -> Vec<String> {
+    let mut lines = Vec::new();
+    if env.hidden_during_run == Some(true) {
+        lines.push(
+            "the page was hidden during the run: browsers throttle hidden pages, so the sampled \
+             clocks and timings may be off"
+                .into(),
+        );
+    }
+    lines.extend(env.notes.iter().cloned());
+    lines
+}
+
 /// Who reads the words: the command's user or the page's visitor, who change different
 /// things to get a figure that failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -498,207 +517,6 @@ pub fn fit_detail(c: &ClockReport) -> Option<String> {
             counts_or_duration(f.tick_counts, f.ns_per_count),
         ),
     })
-}
-
-/// A number in a caveat, in the data's own units: six significant digits, no more.
-fn short(x: f64) -> String {
-    if x == 0.0 || !x.is_finite() {
-        return format!("{x}");
-    }
-    let places = (5 - x.abs().log10().floor() as i32).clamp(0, 17) as usize;
-    let s = format!("{x:.places$}");
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
-}
-
-/// A caveat, or the reason a figure is a dash, in words: the one place they are made.
-pub fn caveat(c: &Caveat) -> String {
-    use crate::analyze::duration as in_unit;
-    match c {
-        Caveat::ChangesEveryReadDithered => "the value changed at nearly every read: the tick \
-             comes from the dithered timings, whose lengths varied over two reads' worth of work"
-            .into(),
-        Caveat::ChangesEveryRead => "the value changed at nearly every read: the tick is at \
-             most one read's cost, and comes from the GCD of the varied intervals"
-            .into(),
-        Caveat::BoundByCadence { cadence } => format!(
-            "no interval was shorter than the {}: the tick found is only an upper bound",
-            match cadence {
-                Cadence::Reading => "reading cadence",
-                Cadence::Sampling => "sampling cadence (a frame, a task)",
-            }
-        ),
-        Caveat::Backwards { differences } => format!(
-            "{differences} differences went backwards (the clock is not monotonic); they were \
-             left out"
-        ),
-        Caveat::FewEdges { edges } => format!(
-            "only {edges} edges seen within the budget: too few for a coarse clock's tick to be \
-             sure"
-        ),
-        Caveat::Sampled => "sampled at moments the platform chose, not edge to edge: every \
-             interval is a multiple of the tick, but a tick finer than the sampling spread may \
-             be missed"
-            .into(),
-        Caveat::FewChanges { changes } => format!("only {changes} changes seen: sample for longer"),
-        Caveat::BadReadings { readings } => {
-            format!("{readings} readings were not finite non-negative times; left out")
-        }
-        Caveat::SingleLevel => "every interval has the same length: the tick divides it but may \
-             be smaller; vary the intervals to see further"
-            .into(),
-        Caveat::FewIntervals { intervals } => format!(
-            "only {intervals} positive intervals: the tick is an upper bound; more intervals can \
-             only lower it"
-        ),
-        Caveat::GcdSpoiled { gcd } => {
-            format!("the exact GCD is {gcd}: some intervals are not whole multiples of the tick")
-        }
-        Caveat::Beats { beats } => format!(
-            "the values span few multiples of the tick: {} fit{} them as well, and the \
-             uncertainty spans {}",
-            beats
-                .iter()
-                .map(|b| short(*b))
-                .collect::<Vec<_>>()
-                .join(" and "),
-            if beats.len() == 1 { "s" } else { "" },
-            if beats.len() == 1 { "it" } else { "them" }
-        ),
-        Caveat::Straddles { share, a, b } => format!(
-            "{:.2}% of the intervals are straddles: reads that caught the clock mid-step, in \
-             pairs that add up to whole ticks ({} + {} = {})",
-            share * 100.0,
-            short(*a),
-            short(*b),
-            short(a + b)
-        ),
-        Caveat::NotMultiples { share } => format!(
-            "{:.2}% of the intervals are not multiples of the tick (outliers, steps or noise)",
-            share * 100.0
-        ),
-        Caveat::BelowReach { reached, precision } => format!(
-            "no tick tried, from {} up, explains the intervals beyond chance: the tick is at \
-             most that; finer ones, down to the data's own precision ({}), cannot be searched \
-             for in values this long",
-            short(*reached),
-            short(*precision)
-        ),
-        Caveat::AtPrecision { precision } => format!(
-            "nothing coarser than the data's own precision ({}) explains the intervals beyond \
-             chance: the tick is at most that",
-            short(*precision)
-        ),
-        Caveat::NoStep => "no tick found: the values lie on no step (doubles at full \
-             precision); averages over many runs have no tick"
-            .into(),
-        Caveat::BestCandidate {
-            tick,
-            explains,
-            chance,
-        } => format!(
-            "the best candidate, {}, explains {:.1}% of the intervals where chance gives \
-             {:.1}%: too few for a tick",
-            short(*tick),
-            explains * 100.0,
-            chance * 100.0
-        ),
-        Caveat::SharedOffset { reference, unit } => format!(
-            "the values share an offset: their differences from one of them ({}) are \
-             multiples of the tick, the values themselves are not",
-            in_unit(*reference, *unit)
-        ),
-        Caveat::OnlyPrinting {
-            tick,
-            shown,
-            values,
-            share,
-            digits,
-            precision,
-            unit,
-        } => format!(
-            "{} fits the values only as each one's printing makes it: {shown} of the {values} \
-             values are written finely enough to show a step of it, and it explains {:.1}% \
-             of those; the values are written to {digits} significant digits, so their \
-             precision changes with their size (down to {} here), and they show no clock's \
-             tick",
-            in_unit(*tick, *unit),
-            share * 100.0,
-            in_unit(*precision, *unit),
-        ),
-        Caveat::StoodStill { still, blocks } => format!(
-            "the clock stood still through {still} of {blocks} blocks: it advances irregularly, \
-             so the cost of a read is uncertain"
-        ),
-        Caveat::ReadsNotCounted { clock, pace } => format!(
-            "{clock} advanced {:.1}% as fast as the stopwatch while it was read: it does not \
-             count the time its own reads take (a CPU clock charges a system call elsewhere), \
-             so the cost of a read it gives cannot be right",
-            pace * 100.0
-        ),
-        Caveat::Undercounts {
-            reads,
-            min,
-            max,
-            median,
-        } => format!(
-            "blocks of the same {reads} reads took from {min:.3} to {max:.3} counts a read by \
-             this clock (median {median:.3}): a faithful clock never shows a block at half its \
-             usual length, so this one undercounts at times, and the least cost cannot be right"
-        ),
-        Caveat::ShortBlocks { bound } => format!(
-            "overhead blocks shorter than the Rule of 100 asks: error up to {:.1}%",
-            bound * 100.0
-        ),
-        Caveat::CostLostInTick { bound } => format!(
-            "overhead blocks shorter than the Rule of 100 asks: error up to {:.1}%, so the \
-             cost of a read is lost in the tick and is not shown",
-            bound * 100.0
-        ),
-        Caveat::BelowBase { ns, base_ns, base } => format!(
-            "a read measured at {}, less than the {} of {base}, which it reads underneath: its \
-             blocks were too coarse to show the cost, so it is not shown",
-            duration(*ns),
-            duration(*base_ns),
-        ),
-        Caveat::WorkNotSeen { clock, pace } => format!(
-            "{clock} advanced {:.1}% as fast as the stopwatch over the timed runs: it does not \
-             see the work (a CPU clock of the wrong kind, or one that stalls), so the slope it \
-             gives cannot be right",
-            pace * 100.0
-        ),
-        Caveat::EdgesNotTime { clock, pace } => format!(
-            "{clock} advanced {:.1}% as fast as the stopwatch over the timed runs: its edges \
-             are not the time's, so the slope it gives cannot be right",
-            pace * 100.0
-        ),
-        Caveat::SlopeNotPositive => "the fitted slope is not positive, which work that takes \
-             time cannot give: the work is too small for this clock"
-            .into(),
-        Caveat::Interpolated {
-            tick_ns,
-            reads_per_tick,
-            count_ns,
-        } => format!(
-            "timed through interpolation (Schwarz et al., \"Fantastic Timers\"): each run began \
-             on an edge of the {} tick and ended by counting reads to the next, {reads_per_tick} \
-             reads a tick, one count {}",
-            duration(*tick_ns),
-            duration(*count_ns)
-        ),
-        Caveat::TargetIgnored => "target duration ignored: the clock's period is unknown".into(),
-        Caveat::CalibrationStopped { n, target_counts } => {
-            format!("calibration stopped at N = {n} before a run lasted {target_counts:.0} counts")
-        }
-        Caveat::TimingsBackwards { timings } => {
-            format!("{timings} timings went backwards and were left out")
-        }
-        Caveat::TwoSizesOnly { why } => format!("two sizes only: {why}"),
-        Caveat::Text { text } => text.clone(),
-    }
 }
 
 #[cfg(test)]
