@@ -198,7 +198,8 @@ fn size_for(clock: &mut dyn Clock, ns_per_count: f64, ns: f64) -> u64 {
     let start = clock.read();
     // A bound in work too: a clock that stopped would hold the loop for ever.
     for _ in 0..1 << 15 {
-        if clock.info().diff(start, clock.read()) as f64 * ns_per_count >= 2e8 {
+        let now = clock.read();
+        if clock.info().diff(start, now) as f64 * ns_per_count >= 2e8 {
             break;
         }
         w.run(1 << 16);
