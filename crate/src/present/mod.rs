@@ -525,6 +525,20 @@ mod tests {
     use crate::clock::{ClockInfo, CountPeriod};
 
     #[test]
+    fn a_hidden_page_is_said_from_its_flag_and_an_older_reports_words_kept() {
+        let mut env = Environment::default();
+        assert!(run_notes(&env).is_empty());
+        env.hidden_during_run = Some(false);
+        assert!(run_notes(&env).is_empty());
+        env.hidden_during_run = Some(true);
+        env.notes = vec!["an older report's note".into()];
+        let lines = run_notes(&env);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(lines[0].contains("hidden during the run"), "{lines:?}");
+        assert_eq!(lines[1], "an older report's note");
+    }
+
+    #[test]
     fn each_front_end_gets_its_own_advice_and_the_notes_none() {
         let e = crate::Error::BudgetExhausted {
             experiment: "fit",
