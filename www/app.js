@@ -52,6 +52,14 @@ function runHeadline() {
 
 async function main() {
   const params = new URLSearchParams(location.search);
+  // A click on Run before the lab has arrived is kept, not lost: the run starts with it.
+  let runAsked = false;
+  const early = (e) => {
+    e.preventDefault();
+    runAsked = true;
+    status("The lab is loading; the run starts as soon as it is here…");
+  };
+  $("settings").addEventListener("submit", early);
   const workers = "serviceWorker" in navigator && location.protocol !== "file:";
   const byServer = self.crossOriginIsolated && !params.has("isolate");
   if (workers && byServer) {
@@ -66,14 +74,6 @@ async function main() {
     }
   }
   $("headline-isolate").addEventListener("click", becomeIsolated);
-  // A click on Run before the lab has arrived is kept, not lost: the run starts with it.
-  let runAsked = false;
-  const early = (e) => {
-    e.preventDefault();
-    runAsked = true;
-    status("The lab is loading; the run starts as soon as it is here…");
-  };
-  $("settings").addEventListener("submit", early);
   // Not beside the benchmark: a second spinning worker would skew its figures.
   if (!params.has("bench")) {
     await Promise.race([runHeadline(), new Promise((r) => setTimeout(r, FIRST_WAIT_MS))]);
@@ -86,8 +86,12 @@ async function main() {
     document.body.dataset.state = "failed";
     return;
   }
-  $("settings").removeEventListener("submit", early);
-  await lab.start({ stopHeadline: () => { if (headline.pass > 0) headline.stop(); }, runAsked });
+  await lab.start({
+    stopHeadline: () => { if (headline.pass > 0) headline.stop(); },
+    // The lab's own Run handler replaces this one in the same turn: no click falls between.
+    takeOver: () => $("settings").removeEventListener("submit", early),
+    runAsked: () => runAsked,
+  });
   // Offline use (its install fetches the whole site: after the answer and the lab, not
   // beside them); isolation only when asked for with ?isolate.
   if (workers && !byServer) navigator.serviceWorker.register("sw.js").catch(() => {});

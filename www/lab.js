@@ -412,7 +412,7 @@ function exportCsv() {
 
 // ---------- start ----------
 
-export async function start({ stopHeadline, runAsked }) {
+export async function start({ stopHeadline, takeOver, runAsked }) {
   state.stopHeadline = stopHeadline;
   try {
     await init();
@@ -438,6 +438,7 @@ export async function start({ stopHeadline, runAsked }) {
   renderHeaders();
   renderContext();
   renderChoice();
+  takeOver();
   $("settings").addEventListener("submit", runAll);
   $("cancel").addEventListener("click", cancel);
   $("isolate").addEventListener("click", becomeIsolated);
@@ -473,7 +474,7 @@ export async function start({ stopHeadline, runAsked }) {
   fetchNative();
   const params = new URLSearchParams(location.search);
   if (params.has("bench")) runBench();
-  else if (params.has("run") || runAsked) runAll();
+  else if (params.has("run") || runAsked()) runAll();
 }
 
 // ?bench: the page's benchmark figures, measured in the worker, left in body data-bench.
