@@ -1,0 +1,286 @@
+//! What limits a result, as data: each caveat, and each reason a figure is shown as a dash,
+//! is a variant carrying its figures. [`present::caveat`](crate::present::caveat) words
+//! them, for the command and the page alike; nothing else makes sentences of them, and
+//! nothing reads them back as text.
+//!
+//! In a report each is an object named by its `caveat` field (`{"caveat": "few_intervals",
+//! "intervals": 12}`); a report of schema 3 or older holds sentences, which read as
+//! [`Caveat::Text`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::analyze::Unit;
+
+mod wire;
+
+/// What limits a result, or why a figure cannot be right. Each field is a figure its
+/// variant's line names, in the units it says.
+#[allow(missing_docs)]
+#[derive(Clone, Debug, PartialEq)]
+pub enum Caveat {
+    /// The value changed at nearly every read: the tick comes from the dithered timings.
+    ChangesEveryReadDithered,
+    /// The value changed at nearly every read: the tick is at most one read's cost.
+    ChangesEveryRead,
+    /// No interval was shorter than the cadence of the readings: the tick is a bound.
+    BoundByCadence { cadence: Cadence },
+    /// Differences that went backwards (not monotonic), left out.
+    Backwards { differences: u64 },
+    /// Too few edges within the budget for a coarse clock's tick to be sure.
+    FewEdges { edges: u64 },
+    /// Read at moments the platform chose, not edge to edge.
+    Sampled,
+    /// Too few changes among the sampled readings.
+    FewChanges { changes: u64 },
+    /// Sampled readings that were not finite non-negative times, left out.
+    BadReadings { readings: u64 },
+    /// Every interval has the same length: the tick divides it, and may be smaller.
+    SingleLevel,
+    /// Too few positive intervals: the tick is an upper bound.
+    FewIntervals { intervals: u64 },
+    /// The exact GCD, spoiled by intervals that are not whole multiples of the tick.
+    GcdSpoiled { gcd: u64 },
+    /// Beats of the tick (in the data's units) that fit the values as well.
+    Beats { beats: Vec<f64> },
+    /// The share of straddling intervals, and a pair of them (in the data's units).
+    Straddles { share: f64, a: f64, b: f64 },
+    /// The share of intervals that are no multiple of the tick.
+    NotMultiples { share: f64 },
+    /// No tick from `reached` up explains the intervals; finer ones down to `precision`
+    /// could not be searched for (the data's units).
+    BelowReach { reached: f64, precision: f64 },
+    /// Nothing coarser than the data's precision explains the intervals.
+    AtPrecision { precision: f64 },
+    /// The values lie on no step (doubles at full precision).
+    NoStep,
+    /// The best candidate (the data's units), the share it explains and chance's.
+    BestCandidate {
+        tick: f64,
+        explains: f64,
+        chance: f64,
+    },
+    /// Values that share an offset: their differences from `reference` are multiples of
+    /// the tick.
+    SharedOffset { reference: f64, unit: Option<Unit> },
+    /// A tick that only the printing of the values makes.
+    OnlyPrinting {
+        tick: f64,
+        shown: u64,
+        values: u64,
+        share: f64,
+        digits: i32,
+        precision: f64,
+        unit: Option<Unit>,
+    },
+    /// The clock stood still through some blocks of reads.
+    StoodStill { still: u64, blocks: u64 },
+    /// The clock ran slower than the stopwatch while read: its read cost cannot be right.
+    ReadsNotCounted { clock: String, pace: f64 },
+    /// Blocks at under half the usual length: the clock undercounts at times.
+    Undercounts {
+        reads: u64,
+        min: f64,
+        max: f64,
+        median: f64,
+    },
+    /// Blocks shorter than the Rule of 100 asks, with their error bound.
+    ShortBlocks { bound: f64 },
+    /// Blocks so short that the cost is lost in the tick (error bound over 100%).
+    CostLostInTick { bound: f64 },
+    /// A read cost below that of the clock it reads underneath.
+    BelowBase { ns: f64, base_ns: f64, base: String },
+    /// The clock ran slower than the stopwatch over the timed runs: it does not see the work.
+    WorkNotSeen { clock: String, pace: f64 },
+    /// The coarse clock under an interpolation did not keep pace with the stopwatch.
+    EdgesNotTime { clock: String, pace: f64 },
+    /// A fitted slope that is not positive.
+    SlopeNotPositive,
+    /// Runs timed through interpolation.
+    Interpolated {
+        tick_ns: f64,
+        reads_per_tick: u64,
+        count_ns: f64,
+    },
+    /// A target duration that could not be used: the clock's period is unknown.
+    TargetIgnored,
+    /// Calibration stopped before a run lasted the target.
+    CalibrationStopped { n: u64, target_counts: f64 },
+    /// Timings that went backwards, left out.
+    TimingsBackwards { timings: u64 },
+    /// A fit of two sizes only, and the failure that made it so.
+    TwoSizesOnly { why: String },
+    /// Each sample timed `lo` to `hi` iterations; their totals are analysed (Criterion).
+    IterationTotals { lo: f64, hi: f64 },
+    /// Each round's time was divided by its iterations; the round times are analysed.
+    RoundTimes { iterations: f64 },
+    /// A caveat of a report written before caveats were data (schema 3 and older).
+    Text { text: String },
+}
+
+/// The cadence at which readings come.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cadence {
+    /// Back-to-back reads.
+    Reading,
+    /// Moments the platform chose (a frame, a task).
+    Sampling,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json(c: &[Caveat]) -> String {
+        serde_json::to_string(c).unwrap()
+    }
+
+    fn read(text: &str) -> Result<Vec<Caveat>, serde_json::Error> {
+        serde_json::from_str(text)
+    }
+
+    #[test]
+    fn caveats_are_written_as_data_and_older_sentences_still_read() {
+        let c = vec![
+            Caveat::FewIntervals { intervals: 12 },
+            Caveat::SingleLevel,
+            Caveat::BoundByCadence {
+                cadence: Cadence::Sampling,
+            },
+        ];
+        assert_eq!(
+            json(&c),
+            r#"[{"caveat":"few_intervals","intervals":12},{"caveat":"single_level"},{"caveat":"bound_by_cadence","cadence":"sampling"}]"#
+        );
+        assert_eq!(read(&json(&c)).unwrap(), c);
+        let old = r#"["only 12 positive intervals: the tick is an upper bound"]"#;
+        assert_eq!(
+            read(old).unwrap(),
+            [Caveat::Text {
+                text: "only 12 positive intervals: the tick is an upper bound".into()
+            }]
+        );
+        for (bad, says) in [
+            ("[3]", "a caveat"),
+            (r#"[{"caveat":"bogus"}]"#, "unknown caveat \"bogus\""),
+            (r#"[{"caveat":"few_edges"}]"#, "without its field `edges`"),
+            (r#"[{"caveat":"few_edges","edges":-1}]"#, "invalid value"),
+            (r#"[{"caveat":"sampled","hue":1}]"#, "unknown field `hue`"),
+            (
+                r#"[{"caveat":"sampled","edges":1}]"#,
+                "a field `edges` it does not have",
+            ),
+            (r#"[{"edges":1}]"#, "without its `caveat` field"),
+        ] {
+            let e = read(bad).unwrap_err().to_string();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn every_caveat_reads_back_as_written() {
+        let all = vec![
+            Caveat::ChangesEveryReadDithered,
+            Caveat::ChangesEveryRead,
+            Caveat::BoundByCadence {
+                cadence: Cadence::Reading,
+            },
+            Caveat::Backwards { differences: 3 },
+            Caveat::FewEdges { edges: 4 },
+            Caveat::Sampled,
+            Caveat::FewChanges { changes: 5 },
+            Caveat::BadReadings { readings: 6 },
+            Caveat::SingleLevel,
+            Caveat::FewIntervals { intervals: 7 },
+            Caveat::GcdSpoiled { gcd: 8 },
+            Caveat::Beats {
+                beats: vec![1.5, 2.5],
+            },
+            Caveat::Straddles {
+                share: 0.1,
+                a: 1.0,
+                b: 25.0,
+            },
+            Caveat::NotMultiples { share: 0.2 },
+            Caveat::BelowReach {
+                reached: 3.0,
+                precision: 0.5,
+            },
+            Caveat::AtPrecision { precision: 0.25 },
+            Caveat::NoStep,
+            Caveat::BestCandidate {
+                tick: 2.0,
+                explains: 0.4,
+                chance: 0.3,
+            },
+            Caveat::SharedOffset {
+                reference: 12.5,
+                unit: Some(Unit::Ms),
+            },
+            Caveat::OnlyPrinting {
+                tick: 0.01,
+                shown: 9,
+                values: 10,
+                share: 0.9,
+                digits: 4,
+                precision: 1e-6,
+                unit: None,
+            },
+            Caveat::StoodStill {
+                still: 1,
+                blocks: 20,
+            },
+            Caveat::ReadsNotCounted {
+                clock: "c".into(),
+                pace: 0.01,
+            },
+            Caveat::Undercounts {
+                reads: 64,
+                min: 1.0,
+                max: 9.0,
+                median: 4.0,
+            },
+            Caveat::ShortBlocks { bound: 0.05 },
+            Caveat::CostLostInTick { bound: 3.0 },
+            Caveat::BelowBase {
+                ns: 18.0,
+                base_ns: 27.0,
+                base: "Instant".into(),
+            },
+            Caveat::WorkNotSeen {
+                clock: "c".into(),
+                pace: 0.02,
+            },
+            Caveat::EdgesNotTime {
+                clock: "c".into(),
+                pace: 0.5,
+            },
+            Caveat::SlopeNotPositive,
+            Caveat::Interpolated {
+                tick_ns: 4e6,
+                reads_per_tick: 2000,
+                count_ns: 2.0,
+            },
+            Caveat::TargetIgnored,
+            Caveat::CalibrationStopped {
+                n: 1 << 20,
+                target_counts: 100.0,
+            },
+            Caveat::TimingsBackwards { timings: 2 },
+            Caveat::TwoSizesOnly {
+                why: "edges that cannot be interpolated".into(),
+            },
+            Caveat::IterationTotals { lo: 1.0, hi: 64.0 },
+            Caveat::RoundTimes { iterations: 1000.0 },
+            Caveat::Text {
+                text: "an older report's sentence".into(),
+            },
+        ];
+        let text = json(&all);
+        assert_eq!(read(&text).unwrap(), all, "{text}");
+        // Each is said, in words of its own.
+        let said: std::collections::BTreeSet<String> =
+            all.iter().map(crate::present::caveat).collect();
+        assert_eq!(said.len(), all.len());
+    }
+}
