@@ -529,7 +529,7 @@ async fn refused_imports(c: &Client, files: &Path) -> Result<Vec<String>, String
         (
             "schema-999.json",
             "schema version 999",
-            "schema version 999; this ticklab reads versions 1 to 4",
+            "schema version 999; this ticklab reads versions 1 to 5",
         ),
         (
             "wrong-shape.json",
@@ -1338,7 +1338,7 @@ async fn a_worker_dies(browser: Browser, driver: &Path, url: &str) -> Result<Str
         }
         for ((id, death), (row, clock)) in DEATH_RUN.iter().zip(rows.iter().zip(&report.clocks)) {
             let (shown, ticked, text) = (row[0].as_str(), row[1] == true, row[2].as_str().unwrap_or(""));
-            let errors: Vec<&str> = clock.errors.iter().map(|e| e.message.as_str()).collect();
+            let errors: Vec<String> = clock.errors.iter().map(|e| ticklab::present::caveat(&e.cause)).collect();
             let ok = shown == Some(*id)
                 && match death {
                     None => ticked && clock.tick.is_some() && errors.is_empty(),

@@ -280,7 +280,8 @@ impl Outcome {
                     .first()
                     .map_or(String::new(), |e| format!(
                         "; {}: {}",
-                        e.experiment, e.message
+                        e.experiment,
+                        crate::present::caveat(&e.cause)
                     ))
             ),
             None => self
@@ -288,7 +289,7 @@ impl Outcome {
                 .errors
                 .first()
                 .map_or("no tick, no error".into(), |e| {
-                    format!("{}: {}", e.experiment, e.message)
+                    format!("{}: {}", e.experiment, crate::present::caveat(&e.cause))
                 }),
         }
     }

@@ -2,14 +2,16 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::caveat::Caveat;
+
 /// Everything an experiment, estimator or report parser can refuse or fail with.
 ///
-/// Messages say what happened, in no front end's terms: what a visitor or a user of the
-/// command can change is [`crate::present::advice`]'s. None of these is a panic in disguise.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+/// Each variant carries its figures; [`crate::present`] words it (its `Display` is there),
+/// and what a visitor or a user of the command can change is [`crate::present::advice`]'s.
+/// None of these is a panic in disguise.
+#[derive(Debug, Clone, PartialEq)]
 pub enum Error {
     /// An argument is out of range (a zero budget, a tick of NaN, a width of 65 bits...).
-    #[error("invalid {what}: {why}")]
     Invalid {
         /// The argument or field.
         what: &'static str,
@@ -17,13 +19,8 @@ pub enum Error {
         why: String,
     },
     /// There was nothing to estimate from (no finite positive interval, no point to fit).
-    #[error("not enough data: {0}")]
-    NoData(String),
+    NoData(Caveat),
     /// The clock never changed value within the time budget.
-    #[error(
-        "clock '{clock}' did not advance in {elapsed_s:.3} s ({reads} reads): it is frozen, \
-         or its tick is longer than the time budget"
-    )]
     Frozen {
         /// The clock's name.
         clock: String,
@@ -33,10 +30,6 @@ pub enum Error {
         reads: u64,
     },
     /// A read takes so long that too few fit in the time budget for any estimate.
-    #[error(
-        "clock '{clock}' takes {read_s:.3e} s per read: fewer than {min_reads} reads fit in \
-         the {budget_s} s budget of the {experiment} experiment"
-    )]
     TooSlow {
         /// The clock's name.
         clock: String,
@@ -50,7 +43,6 @@ pub enum Error {
         min_reads: u32,
     },
     /// The clock reported a value that cannot be a time (NaN, infinite, negative).
-    #[error("clock '{clock}' failed: {fault}")]
     Fault {
         /// The clock's name.
         clock: String,
@@ -58,49 +50,55 @@ pub enum Error {
         fault: ClockFault,
     },
     /// The time budget ended before the experiment had the least data it needs.
-    #[error("{experiment}: the time budget of {budget_s} s ended before {needed}")]
     BudgetExhausted {
         /// Which experiment.
         experiment: &'static str,
-        /// The budget in seconds.
-        budget_s: f64,
-        /// What it still needed.
-        needed: String,
+        /// What it still needed, with the budget.
+        why: Caveat,
     },
     /// The observer asked to stop.
-    #[error("cancelled")]
     Cancelled,
     /// A report could not be read: malformed, foreign, or of another schema version.
-    #[error("report: {0}")]
     Report(String),
     /// Timings to analyse could not be read: the message names the file, line or field.
-    #[error("{0}")]
     Input(String),
 }
 
+impl std::error::Error for Error {}
+
 /// Why a reading could not be used.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, thiserror::Error)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ClockFault {
     /// A float clock returned NaN, an infinity or a negative number.
-    #[error("returned {value}, which is not a finite non-negative time")]
     NotATime {
         /// The value returned.
         value: f64,
     },
     /// A clock built on another found that one frozen: no edge within the reads allowed.
-    #[error("its coarse clock did not change in {reads} reads")]
     Stalled {
         /// Reads made while waiting.
         reads: u64,
     },
     /// A float clock returned a value too large for 64-bit counts.
-    #[error("returned {value}, too large for 64-bit counts")]
     Overflow {
         /// The value returned.
         value: f64,
     },
 }
+
+impl ClockFault {
+    /// Its figures, as a report records them.
+    pub fn cause(self) -> Caveat {
+        match self {
+            ClockFault::NotATime { value } => Caveat::NotATime { value },
+            ClockFault::Stalled { reads } => Caveat::Stalled { reads },
+            ClockFault::Overflow { value } => Caveat::Overflow { value },
+        }
+    }
+}
+
+impl std::error::Error for ClockFault {}
 
 /// What kind of error an experiment met, as a report records it; the message says the rest.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -142,6 +140,39 @@ impl Error {
             Error::Report(_) => ErrorKind::Report,
             // Input is read before any experiment, so no report records it.
             Error::Input(_) => ErrorKind::Other,
+        }
+    }
+}
+
+impl Error {
+    /// Why it failed, with its figures, as a report records it: a sentence only for an
+    /// argument or input refused before any experiment ran.
+    pub fn cause(&self) -> Caveat {
+        match self {
+            Error::NoData(c) | Error::BudgetExhausted { why: c, .. } => c.clone(),
+            Error::Frozen {
+                elapsed_s, reads, ..
+            } => Caveat::Frozen {
+                elapsed_s: *elapsed_s,
+                reads: *reads,
+            },
+            Error::TooSlow {
+                experiment,
+                read_s,
+                budget_s,
+                min_reads,
+                ..
+            } => Caveat::TooSlow {
+                experiment: (*experiment).into(),
+                read_s: *read_s,
+                budget_s: *budget_s,
+                min_reads: u64::from(*min_reads),
+            },
+            Error::Fault { fault, .. } => fault.cause(),
+            Error::Cancelled => Caveat::Cancelled,
+            Error::Invalid { .. } | Error::Report(_) | Error::Input(_) => Caveat::Text {
+                text: self.to_string(),
+            },
         }
     }
 }

@@ -130,7 +130,7 @@ fn characterise_into<C: Clock + ?Sized>(
                         fit::measure(clock, w.as_mut(), tick, per_read, &mut run, &two).map(
                             |mut f| {
                                 f.caveats.push(Caveat::TwoSizesOnly {
-                                    why: why.to_string(),
+                                    because: Box::new(why.cause()),
                                 });
                                 f
                             },

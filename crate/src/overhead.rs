@@ -202,7 +202,7 @@ pub fn measure<C: Clock + ?Sized>(
         if info.looks_backwards(d) {
             // A step backwards spoils this block only; try it again.
             if run.check(0)?.is_some() {
-                return Err(budget_end(run, "a block that did not step backwards"));
+                return Err(budget_end(run));
             }
             continue;
         }
@@ -252,7 +252,7 @@ pub fn measure<C: Clock + ?Sized>(
                 break s;
             }
             if run.elapsed() > 2.0 * run.budget().time_s {
-                return Err(budget_end(run, "one block that did not step backwards"));
+                return Err(budget_end(run));
             }
         }
     };
@@ -322,10 +322,11 @@ pub fn measure<C: Clock + ?Sized>(
     })
 }
 
-fn budget_end(run: &Run<'_>, needed: &str) -> Error {
+fn budget_end(run: &Run<'_>) -> Error {
     Error::BudgetExhausted {
         experiment: "overhead",
-        budget_s: run.budget().time_s,
-        needed: needed.into(),
+        why: Caveat::NoSteadyBlock {
+            budget_s: run.budget().time_s,
+        },
     }
 }

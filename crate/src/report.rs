@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::caveat::Caveat;
 use crate::clock::ClockInfo;
 use crate::error::{Error, ErrorKind, Result};
 use crate::fit::FitResult;
@@ -13,7 +14,7 @@ use crate::overhead::OverheadResult;
 use crate::tick::TickResult;
 
 /// Version of the report schema this crate writes and reads.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// Oldest version it reads: version 1 lacks the fields version 2 added (the data's quantum
 /// and exact tick, straddles, chance, pace, unusable figures), which read as absent; before
@@ -97,8 +98,10 @@ pub struct ExperimentError {
     /// What went wrong, for programs (version 3 on).
     #[serde(default)]
     pub kind: ErrorKind,
-    /// The error's message.
-    pub message: String,
+    /// Why, with its figures (version 5 on; an older report's message reads as
+    /// [`Caveat::Text`]).
+    #[serde(alias = "message")]
+    pub cause: Caveat,
 }
 
 impl ExperimentError {
@@ -107,7 +110,7 @@ impl ExperimentError {
         Self {
             experiment: experiment.into(),
             kind: e.kind(),
-            message: e.to_string(),
+            cause: e.cause(),
         }
     }
 }
@@ -315,29 +318,43 @@ mod tests {
     }
 
     #[test]
-    fn a_version_2_error_reads_with_no_kind() {
-        // A report as version 2 wrote it: errors without their kind.
+    fn errors_are_written_as_data_and_older_messages_still_read() {
         let mut r = Report::new(Environment::default());
         let mut c = ClockReport::new(ClockInfo::new(
             "x",
             crate::clock::ClockKind::Wall,
             crate::clock::CountPeriod::NANOSECOND,
         ));
-        c.errors
-            .push(ExperimentError::new("tick", &Error::NoData("none".into())));
+        c.errors.push(ExperimentError::new(
+            "tick",
+            &Error::NoData(Caveat::TooFewReadings { readings: 2 }),
+        ));
         r.clocks.push(c);
-        let mut v: serde_json::Value = serde_json::from_str(&r.to_json().unwrap()).unwrap();
+        let text = r.to_json().unwrap();
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            v["clocks"][0]["errors"][0],
+            serde_json::json!({"experiment": "tick", "kind": "no_data",
+                "cause": {"caveat": "too_few_readings", "readings": 2}})
+        );
+        assert_eq!(Report::from_json(&text).unwrap(), r);
+        // As version 2 wrote it: a message, and no kind.
         v["schema_version"] = 2.into();
-        v["clocks"][0]["errors"][0]
-            .as_object_mut()
-            .unwrap()
-            .remove("kind");
-        let v2 = v.to_string();
-        let r = Report::from_json(&v2).unwrap();
+        let e = v["clocks"][0]["errors"][0].as_object_mut().unwrap();
+        e.remove("kind");
+        e.remove("cause");
+        e.insert("message".into(), "not enough data: none".into());
+        let r = Report::from_json(&v.to_string()).unwrap();
         assert_eq!(r.clocks[0].errors[0].kind, ErrorKind::Other);
-        assert_eq!(r.clocks[0].errors[0].message, "not enough data: none");
+        assert_eq!(
+            r.clocks[0].errors[0].cause,
+            Caveat::Text {
+                text: "not enough data: none".into()
+            }
+        );
         let e = ExperimentError::new("tick", &Error::Cancelled);
         assert_eq!(e.kind, ErrorKind::Cancelled);
+        assert_eq!(e.cause, Caveat::Cancelled);
     }
 
     #[test]

@@ -49,7 +49,7 @@ impl Summary {
     pub fn of(values: &[f64]) -> Result<Self> {
         let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
         if v.is_empty() {
-            return Err(Error::NoData("no finite value to summarise".into()));
+            return Err(Error::NoData(crate::caveat::Caveat::NoFiniteValue));
         }
         sort_f64(&mut v);
         let mean = mean(&v);

@@ -174,7 +174,11 @@ impl Visitor for LabCost {
         let mut q = quiet;
         let r = characterise(clock, &mut sw, &mut q, &plan).map_err(|e| e.to_string())?;
         if let Some(e) = r.errors.first() {
-            return Err(format!("{} failed: {}", e.experiment, e.message));
+            return Err(format!(
+                "{} failed: {}",
+                e.experiment,
+                ticklab::present::caveat(&e.cause)
+            ));
         }
         r.overhead
             .and_then(|o| o.per_read_ns.map(|ns| (ns, ns * o.block_reads as f64)))

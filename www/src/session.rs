@@ -209,13 +209,16 @@ impl Session {
         self.add(id, report)
     }
 
-    /// Records that clock `id` could not be measured, and why.
+    /// Records that clock `id` could not be measured, and why: the browser's own message
+    /// (a worker that failed, a clock that would not start).
     pub fn add_failure(&mut self, id: ClockId, message: &str) -> SummaryRow {
         let mut r = ClockReport::new(self.entry(id).info.clone());
         r.errors.push(ExperimentError {
             experiment: "run".into(),
             kind: Default::default(),
-            message: message.into(),
+            cause: Caveat::Text {
+                text: message.into(),
+            },
         });
         self.add(id, r)
     }

@@ -16,7 +16,7 @@ mod wire;
 /// What limits a result, or why a figure cannot be right. Each field is a figure its
 /// variant's line names, in the units it says.
 #[allow(missing_docs)]
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub enum Caveat {
     /// The value changed at nearly every read: the tick comes from the dithered timings.
     ChangesEveryReadDithered,
@@ -108,13 +108,85 @@ pub enum Caveat {
     /// Timings that went backwards, left out.
     TimingsBackwards { timings: u64 },
     /// A fit of two sizes only, and the failure that made it so.
-    TwoSizesOnly { why: String },
+    TwoSizesOnly { because: Box<Caveat> },
     /// Each sample timed `lo` to `hi` iterations; their totals are analysed (Criterion).
     IterationTotals { lo: f64, hi: f64 },
     /// Each round's time was divided by its iterations; the round times are analysed.
     RoundTimes { iterations: f64 },
-    /// A caveat of a report written before caveats were data (schema 3 and older).
+    /// A sentence from outside the core: a caveat or failure of a report written before
+    /// they were data, or a platform's own message (a browser's, when a page's clock could
+    /// not start).
     Text { text: String },
+
+    // Why an experiment failed: the error's figures, as its report records them.
+    /// The clock did not advance within the budget.
+    Frozen { elapsed_s: f64, reads: u64 },
+    /// A read takes so long that too few fit in the experiment's budget.
+    TooSlow {
+        experiment: String,
+        read_s: f64,
+        budget_s: f64,
+        min_reads: u64,
+    },
+    /// A float clock returned NaN, an infinity or a negative number.
+    NotATime { value: f64 },
+    /// A float clock returned a value too large for 64-bit counts.
+    Overflow { value: f64 },
+    /// The coarse clock under an interpolation did not change in `reads` reads.
+    Stalled { reads: u64 },
+    /// The observer asked to stop.
+    Cancelled,
+    /// The budget ended before a run lasted half a tick (of `tick_s`).
+    NoHalfTickRun { budget_s: f64, tick_s: f64 },
+    /// The budget left could not hold a run at each of `points` sizes of `run_ns` each
+    /// (`total_ns` with calibration).
+    NoRunPerSize {
+        budget_s: f64,
+        points: u64,
+        run_ns: f64,
+        total_ns: f64,
+    },
+    /// The budget ended before two sizes were timed.
+    NoTwoSizes { budget_s: f64 },
+    /// The budget ended before a block of reads that did not step backwards.
+    NoSteadyBlock { budget_s: f64 },
+    /// No finite value to summarise.
+    NoFiniteValue,
+    /// No non-zero interval: the clock never advanced between readings.
+    NeverAdvanced,
+    /// No positive finite interval among `values` (`zeros` zero, `refused` not finite or
+    /// negative).
+    NoPositiveInterval {
+        values: u64,
+        zeros: u64,
+        refused: u64,
+    },
+    /// Intervals too large to estimate a tick from (the largest, in counts).
+    IntervalsTooLarge { largest: f64 },
+    /// Fewer than three readings.
+    TooFewReadings { readings: u64 },
+    /// The reference clock timed no run.
+    ReferenceTimedNoRun,
+    /// Fewer than two distinct sizes in the range asked.
+    FewerThanTwoSizes,
+    /// Points that give no finite slope.
+    NoFiniteSlope,
+    /// Fewer than two points for a line.
+    FewerThanTwoPoints,
+    /// Fewer than two distinct finite x values for a line.
+    FewerThanTwoXs,
+    /// Points that span too many orders of magnitude for a line under them all.
+    SpanTooWide,
+    /// No point to fit a staircase to.
+    NoPointForStaircase,
+}
+
+/// Its kind and its words: a derived form would put every variant's and field's name in
+/// the page's first module.
+impl std::fmt::Debug for Caveat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.kind(), crate::present::caveat(self))
+    }
 }
 
 /// The cadence at which readings come.
@@ -158,6 +230,16 @@ mod tests {
             read(old).unwrap(),
             [Caveat::Text {
                 text: "only 12 positive intervals: the tick is an upper bound".into()
+            }]
+        );
+        // Schema 4 held a two-size fit's failure as a sentence.
+        let v4 = r#"[{"caveat":"two_sizes_only","why":"fit: the budget ended"}]"#;
+        assert_eq!(
+            read(v4).unwrap(),
+            [Caveat::TwoSizesOnly {
+                because: Box::new(Caveat::Text {
+                    text: "fit: the budget ended".into()
+                })
             }]
         );
         for (bad, says) in [
@@ -268,13 +350,58 @@ mod tests {
             },
             Caveat::TimingsBackwards { timings: 2 },
             Caveat::TwoSizesOnly {
-                why: "edges that cannot be interpolated".into(),
+                because: Box::new(Caveat::NoHalfTickRun {
+                    budget_s: 0.5,
+                    tick_s: 0.004,
+                }),
             },
             Caveat::IterationTotals { lo: 1.0, hi: 64.0 },
             Caveat::RoundTimes { iterations: 1000.0 },
             Caveat::Text {
                 text: "an older report's sentence".into(),
             },
+            Caveat::Frozen {
+                elapsed_s: 1.5,
+                reads: 1000,
+            },
+            Caveat::TooSlow {
+                experiment: "tick".into(),
+                read_s: 0.01,
+                budget_s: 0.2,
+                min_reads: 64,
+            },
+            Caveat::NotATime { value: -1.0 },
+            Caveat::Overflow { value: 1e300 },
+            Caveat::Stalled { reads: 100 },
+            Caveat::Cancelled,
+            Caveat::NoHalfTickRun {
+                budget_s: 0.3,
+                tick_s: 0.01,
+            },
+            Caveat::NoRunPerSize {
+                budget_s: 0.3,
+                points: 12,
+                run_ns: 4e7,
+                total_ns: 6e8,
+            },
+            Caveat::NoTwoSizes { budget_s: 0.3 },
+            Caveat::NoSteadyBlock { budget_s: 0.3 },
+            Caveat::NoFiniteValue,
+            Caveat::NeverAdvanced,
+            Caveat::NoPositiveInterval {
+                values: 10,
+                zeros: 9,
+                refused: 1,
+            },
+            Caveat::IntervalsTooLarge { largest: 1e300 },
+            Caveat::TooFewReadings { readings: 2 },
+            Caveat::ReferenceTimedNoRun,
+            Caveat::FewerThanTwoSizes,
+            Caveat::NoFiniteSlope,
+            Caveat::FewerThanTwoPoints,
+            Caveat::FewerThanTwoXs,
+            Caveat::SpanTooWide,
+            Caveat::NoPointForStaircase,
         ];
         let text = json(&all);
         assert_eq!(read(&text).unwrap(), all, "{text}");

@@ -18,6 +18,7 @@ enum Figure {
     Numbers(Vec<f64>),
     Cadence(Cadence),
     Unit(Option<Unit>),
+    Caveat(Box<Caveat>),
 }
 
 /// The type of a caveat's field.
@@ -30,6 +31,7 @@ enum Ty {
     Numbers,
     Cadence,
     Unit,
+    Caveat,
 }
 
 /// The type of each field a caveat may have. Read and written by hand, not derived: a
@@ -80,6 +82,20 @@ const FIELDS: &[(&str, Ty)] = &[
     ("hi", Ty::Number),
     ("iterations", Ty::Number),
     ("text", Ty::Words),
+    ("because", Ty::Caveat),
+    ("elapsed_s", Ty::Number),
+    ("experiment", Ty::Words),
+    ("read_s", Ty::Number),
+    ("budget_s", Ty::Number),
+    ("min_reads", Ty::Count),
+    ("value", Ty::Number),
+    ("tick_s", Ty::Number),
+    ("points", Ty::Count),
+    ("run_ns", Ty::Number),
+    ("total_ns", Ty::Number),
+    ("zeros", Ty::Count),
+    ("refused", Ty::Count),
+    ("largest", Ty::Number),
 ];
 
 /// A caveat's fields as read, before they are checked against its kind.
@@ -248,8 +264,15 @@ impl Read {
             "timings_backwards" => Caveat::TimingsBackwards {
                 timings: r.count("timings")?,
             },
+            // Schema 4 held the failure's message as `why`.
             "two_sizes_only" => Caveat::TwoSizesOnly {
-                why: r.words("why")?,
+                because: match r.take("because") {
+                    Ok(Figure::Caveat(c)) => c,
+                    Ok(_) => return Err(r.wrong("because")),
+                    Err(_) => Box::new(Caveat::Text {
+                        text: r.words("why")?,
+                    }),
+                },
             },
             "iteration_totals" => Caveat::IterationTotals {
                 lo: r.number("lo")?,
@@ -261,6 +284,62 @@ impl Read {
             "text" => Caveat::Text {
                 text: r.words("text")?,
             },
+            "frozen" => Caveat::Frozen {
+                elapsed_s: r.number("elapsed_s")?,
+                reads: r.count("reads")?,
+            },
+            "too_slow" => Caveat::TooSlow {
+                experiment: r.words("experiment")?,
+                read_s: r.number("read_s")?,
+                budget_s: r.number("budget_s")?,
+                min_reads: r.count("min_reads")?,
+            },
+            "not_a_time" => Caveat::NotATime {
+                value: r.number("value")?,
+            },
+            "overflow" => Caveat::Overflow {
+                value: r.number("value")?,
+            },
+            "stalled" => Caveat::Stalled {
+                reads: r.count("reads")?,
+            },
+            "cancelled" => Caveat::Cancelled,
+            "no_half_tick_run" => Caveat::NoHalfTickRun {
+                budget_s: r.number("budget_s")?,
+                tick_s: r.number("tick_s")?,
+            },
+            "no_run_per_size" => Caveat::NoRunPerSize {
+                budget_s: r.number("budget_s")?,
+                points: r.count("points")?,
+                run_ns: r.number("run_ns")?,
+                total_ns: r.number("total_ns")?,
+            },
+            "no_two_sizes" => Caveat::NoTwoSizes {
+                budget_s: r.number("budget_s")?,
+            },
+            "no_steady_block" => Caveat::NoSteadyBlock {
+                budget_s: r.number("budget_s")?,
+            },
+            "no_finite_value" => Caveat::NoFiniteValue,
+            "never_advanced" => Caveat::NeverAdvanced,
+            "no_positive_interval" => Caveat::NoPositiveInterval {
+                values: r.count("values")?,
+                zeros: r.count("zeros")?,
+                refused: r.count("refused")?,
+            },
+            "intervals_too_large" => Caveat::IntervalsTooLarge {
+                largest: r.number("largest")?,
+            },
+            "too_few_readings" => Caveat::TooFewReadings {
+                readings: r.count("readings")?,
+            },
+            "reference_timed_no_run" => Caveat::ReferenceTimedNoRun,
+            "fewer_than_two_sizes" => Caveat::FewerThanTwoSizes,
+            "no_finite_slope" => Caveat::NoFiniteSlope,
+            "fewer_than_two_points" => Caveat::FewerThanTwoPoints,
+            "fewer_than_two_xs" => Caveat::FewerThanTwoXs,
+            "span_too_wide" => Caveat::SpanTooWide,
+            "no_point_for_staircase" => Caveat::NoPointForStaircase,
             other => return Err(format!("unknown caveat \"{other}\"")),
         };
         match self.fields.first() {
@@ -314,6 +393,28 @@ impl Caveat {
             Caveat::IterationTotals { .. } => "iteration_totals",
             Caveat::RoundTimes { .. } => "round_times",
             Caveat::Text { .. } => "text",
+            Caveat::Frozen { .. } => "frozen",
+            Caveat::TooSlow { .. } => "too_slow",
+            Caveat::NotATime { .. } => "not_a_time",
+            Caveat::Overflow { .. } => "overflow",
+            Caveat::Stalled { .. } => "stalled",
+            Caveat::Cancelled => "cancelled",
+            Caveat::NoHalfTickRun { .. } => "no_half_tick_run",
+            Caveat::NoRunPerSize { .. } => "no_run_per_size",
+            Caveat::NoTwoSizes { .. } => "no_two_sizes",
+            Caveat::NoSteadyBlock { .. } => "no_steady_block",
+            Caveat::NoFiniteValue => "no_finite_value",
+            Caveat::NeverAdvanced => "never_advanced",
+            Caveat::NoPositiveInterval { .. } => "no_positive_interval",
+            Caveat::IntervalsTooLarge { .. } => "intervals_too_large",
+            Caveat::TooFewReadings { .. } => "too_few_readings",
+            Caveat::ReferenceTimedNoRun => "reference_timed_no_run",
+            Caveat::FewerThanTwoSizes => "fewer_than_two_sizes",
+            Caveat::NoFiniteSlope => "no_finite_slope",
+            Caveat::FewerThanTwoPoints => "fewer_than_two_points",
+            Caveat::FewerThanTwoXs => "fewer_than_two_xs",
+            Caveat::SpanTooWide => "span_too_wide",
+            Caveat::NoPointForStaircase => "no_point_for_staircase",
         }
     }
 }
@@ -333,6 +434,8 @@ impl Serialize for Caveat {
             Caveat::FewIntervals { intervals: v } => count("intervals", *v)?,
             Caveat::GcdSpoiled { gcd: v } => count("gcd", *v)?,
             Caveat::TimingsBackwards { timings: v } => count("timings", *v)?,
+            Caveat::TooFewReadings { readings: v } => count("readings", *v)?,
+            Caveat::Stalled { reads: v } => count("reads", *v)?,
             _ => {}
         }
         let mut number = |k: &str, v: f64| m.serialize_entry(k, &v);
@@ -366,6 +469,15 @@ impl Serialize for Caveat {
                 number("hi", *hi)?;
             }
             Caveat::RoundTimes { iterations } => number("iterations", *iterations)?,
+            Caveat::NotATime { value } | Caveat::Overflow { value } => number("value", *value)?,
+            Caveat::NoHalfTickRun { budget_s, tick_s } => {
+                number("budget_s", *budget_s)?;
+                number("tick_s", *tick_s)?;
+            }
+            Caveat::NoTwoSizes { budget_s } | Caveat::NoSteadyBlock { budget_s } => {
+                number("budget_s", *budget_s)?
+            }
+            Caveat::IntervalsTooLarge { largest } => number("largest", *largest)?,
             _ => {}
         }
         match self {
@@ -428,8 +540,43 @@ impl Serialize for Caveat {
                 m.serialize_entry("n", n)?;
                 m.serialize_entry("target_counts", target_counts)?;
             }
-            Caveat::TwoSizesOnly { why } => m.serialize_entry("why", why)?,
+            Caveat::TwoSizesOnly { because } => m.serialize_entry("because", because)?,
             Caveat::Text { text } => m.serialize_entry("text", text)?,
+            Caveat::Frozen { elapsed_s, reads } => {
+                m.serialize_entry("elapsed_s", elapsed_s)?;
+                m.serialize_entry("reads", reads)?;
+            }
+            Caveat::TooSlow {
+                experiment,
+                read_s,
+                budget_s,
+                min_reads,
+            } => {
+                m.serialize_entry("experiment", experiment)?;
+                m.serialize_entry("read_s", read_s)?;
+                m.serialize_entry("budget_s", budget_s)?;
+                m.serialize_entry("min_reads", min_reads)?;
+            }
+            Caveat::NoRunPerSize {
+                budget_s,
+                points,
+                run_ns,
+                total_ns,
+            } => {
+                m.serialize_entry("budget_s", budget_s)?;
+                m.serialize_entry("points", points)?;
+                m.serialize_entry("run_ns", run_ns)?;
+                m.serialize_entry("total_ns", total_ns)?;
+            }
+            Caveat::NoPositiveInterval {
+                values,
+                zeros,
+                refused,
+            } => {
+                m.serialize_entry("values", values)?;
+                m.serialize_entry("zeros", zeros)?;
+                m.serialize_entry("refused", refused)?;
+            }
             _ => {}
         }
         m.end()
@@ -476,6 +623,7 @@ impl<'de> Visitor<'de> for Written {
                 Ty::Numbers => Figure::Numbers(map.next_value()?),
                 Ty::Cadence => Figure::Cadence(map.next_value()?),
                 Ty::Unit => Figure::Unit(map.next_value()?),
+                Ty::Caveat => Figure::Caveat(map.next_value()?),
             };
             fields.push((name, figure));
         }

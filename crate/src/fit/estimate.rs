@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::caveat::Caveat;
 use crate::error::{invalid, Error, Result};
 
 /// A straight line `intercept + slope × x`.
@@ -50,10 +51,7 @@ fn finite_pairs(x: &[f64], y: &[f64]) -> Result<Vec<(f64, f64)>> {
 
 /// Points so close in x (subnormal differences) or so far apart in y that the slope overflows.
 fn too_close() -> Error {
-    Error::NoData(
-        "the x values are too close together (or the y values too far apart) for a finite slope"
-            .into(),
-    )
+    Error::NoData(Caveat::NoFiniteSlope)
 }
 
 /// Least squares of `y` on `x` over the finite pairs: slope = cov(x, y) / var(x).
@@ -62,7 +60,7 @@ pub fn ols(x: &[f64], y: &[f64]) -> Result<Ols> {
     let p = finite_pairs(x, y)?;
     let n = p.len() as f64;
     if p.len() < 2 {
-        return Err(Error::NoData("a line needs at least two points".into()));
+        return Err(Error::NoData(Caveat::FewerThanTwoPoints));
     }
     let mx = p.iter().map(|q| q.0).sum::<f64>() / n;
     let my = p.iter().map(|q| q.1).sum::<f64>() / n;
@@ -74,9 +72,7 @@ pub fn ols(x: &[f64], y: &[f64]) -> Result<Ols> {
         syy += dy * dy;
     }
     if sxx.is_nan() || sxx <= 0.0 || !sxx.is_finite() || !sxy.is_finite() {
-        return Err(Error::NoData(
-            "a line needs at least two distinct finite x values".into(),
-        ));
+        return Err(Error::NoData(Caveat::FewerThanTwoXs));
     }
     let slope = sxy / sxx;
     let intercept = my - slope * mx;
@@ -190,7 +186,7 @@ fn sort_by_x(p: &mut [Point]) {
 pub fn least_values(x: &[f64], y: &[f64]) -> Result<LeastValues> {
     let mut p = finite_pairs(x, y)?;
     if p.is_empty() {
-        return Err(Error::NoData("a line needs at least two points".into()));
+        return Err(Error::NoData(Caveat::FewerThanTwoPoints));
     }
     let n = p.len() as f64;
     let mean_x = p.iter().map(|q| q.0).sum::<f64>() / n;
@@ -222,9 +218,7 @@ pub fn least_values(x: &[f64], y: &[f64]) -> Result<LeastValues> {
         hull.push(q);
     }
     if hull.len() < 2 {
-        return Err(Error::NoData(
-            "a line needs at least two distinct finite x values".into(),
-        ));
+        return Err(Error::NoData(Caveat::FewerThanTwoXs));
     }
     // The hull edge whose x-range holds mean(x) maximises intercept + slope × mean(x).
     let i = match hull.partition_point(|h| h.0 <= mean_x) {
@@ -248,9 +242,7 @@ pub fn least_values(x: &[f64], y: &[f64]) -> Result<LeastValues> {
     });
     let tolerance = 1e-12 * (max_y + slope.abs() * max_x);
     if p.iter().any(|q| q.1 - line.at(q.0) < -tolerance) {
-        return Err(Error::NoData(
-            "the points span too many orders of magnitude for a line under them all".into(),
-        ));
+        return Err(Error::NoData(Caveat::SpanTooWide));
     }
     Ok(LeastValues {
         line,
@@ -290,7 +282,7 @@ pub fn step_fit(x: &[f64], y: &[f64], slope: f64, tick: f64) -> Result<Step> {
     }
     let p = finite_pairs(x, y)?;
     if p.is_empty() {
-        return Err(Error::NoData("no point to fit a staircase to".into()));
+        return Err(Error::NoData(Caveat::NoPointForStaircase));
     }
     // Sweep the interval endpoints: +1 at y − slope·x, −1 at that plus the tick, each
     // kept negated, so the pairs' one order puts an end before a start at the same place.

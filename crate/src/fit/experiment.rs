@@ -210,7 +210,7 @@ pub fn measure_interpolated_against<C: Clock + ?Sized, W: Workload + ?Sized>(
     opts: &FitOptions,
 ) -> Result<(FitResult, FitResult)> {
     let (fit, r) = interpolated_inner(clock, Some(reference), workload, tick_counts, run, opts)?;
-    let r = r.ok_or_else(|| Error::NoData("the reference clock timed no run".into()))?;
+    let r = r.ok_or(Error::NoData(Caveat::ReferenceTimedNoRun))?;
     Ok((fit, r))
 }
 
@@ -251,11 +251,10 @@ fn interpolated_inner<C: Clock + ?Sized, W: Workload + ?Sized>(
         if run.check(0)?.is_some() {
             return Err(Error::BudgetExhausted {
                 experiment: "fit",
-                budget_s: opts.budget.time_s,
-                needed: format!(
-                    "a run of half a tick ({})",
-                    crate::present::duration(tick_s * 5e8)
-                ),
+                why: Caveat::NoHalfTickRun {
+                    budget_s: opts.budget.time_s,
+                    tick_s,
+                },
             });
         }
         n = (n * 2).min(max);
@@ -381,7 +380,7 @@ pub fn measure_against<C: Clock + ?Sized, W: Workload + ?Sized>(
         opts,
         true,
     )?;
-    let r = r.ok_or_else(|| Error::NoData("the reference clock timed no run".into()))?;
+    let r = r.ok_or(Error::NoData(Caveat::ReferenceTimedNoRun))?;
     Ok((fit, r))
 }
 
@@ -477,14 +476,12 @@ fn measure_inner<C: Clock + ?Sized, W: Workload + ?Sized>(
                 if needed_s > left_s {
                     return Err(Error::BudgetExhausted {
                         experiment: "fit",
-                        budget_s: opts.budget.time_s,
-                        needed: format!(
-                            "a run at each of {} sizes, runs of {} each on this clock (about \
-                             {} with calibration)",
-                            opts.points,
-                            crate::present::duration(target * p),
-                            crate::present::duration(needed_s * 1e9)
-                        ),
+                        why: Caveat::NoRunPerSize {
+                            budget_s: opts.budget.time_s,
+                            points: opts.points as u64,
+                            run_ns: target * p,
+                            total_ns: needed_s * 1e9,
+                        },
                     });
                 }
             }
@@ -505,9 +502,7 @@ fn measure_inner<C: Clock + ?Sized, W: Workload + ?Sized>(
         }
     };
     if sizes.len() < 2 {
-        return Err(Error::NoData(
-            "fewer than two distinct sizes to fit: widen the range".into(),
-        ));
+        return Err(Error::NoData(Caveat::FewerThanTwoSizes));
     }
     workload.prepare(*sizes.iter().max().unwrap_or(&1))?;
 
@@ -619,8 +614,9 @@ impl<W: Workload + ?Sized> Sampled<'_, W> {
         if measured.len() < 2 {
             return Err(Error::BudgetExhausted {
                 experiment: "fit",
-                budget_s: self.budget_s,
-                needed: "two sizes timed".into(),
+                why: Caveat::NoTwoSizes {
+                    budget_s: self.budget_s,
+                },
             });
         }
         let xs: Vec<f64> = measured.iter().map(|&j| workload.work(sizes[j])).collect();

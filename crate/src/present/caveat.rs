@@ -199,7 +199,7 @@ pub fn caveat(c: &Caveat) -> String {
         Caveat::TimingsBackwards { timings } => {
             format!("{timings} timings went backwards and were left out")
         }
-        Caveat::TwoSizesOnly { why } => format!("two sizes only: {why}"),
+        Caveat::TwoSizesOnly { because } => format!("two sizes only: {}", caveat(because)),
         Caveat::IterationTotals { lo, hi } => {
             format!("each sample times {lo} to {hi} iterations; their totals are analysed")
         }
@@ -208,5 +208,74 @@ pub fn caveat(c: &Caveat) -> String {
              times are analysed"
         ),
         Caveat::Text { text } => text.clone(),
+        Caveat::Frozen { elapsed_s, reads } => format!(
+            "did not advance in {elapsed_s:.3} s ({reads} reads): it is frozen, or its tick is \
+             longer than the time budget"
+        ),
+        Caveat::TooSlow {
+            experiment,
+            read_s,
+            budget_s,
+            min_reads,
+        } => format!(
+            "takes {read_s:.3e} s per read: fewer than {min_reads} reads fit in the {budget_s} s \
+             budget of the {experiment} experiment"
+        ),
+        Caveat::NotATime { value } => {
+            format!("returned {value}, which is not a finite non-negative time")
+        }
+        Caveat::Overflow { value } => format!("returned {value}, too large for 64-bit counts"),
+        Caveat::Stalled { reads } => format!("its coarse clock did not change in {reads} reads"),
+        Caveat::Cancelled => "cancelled".into(),
+        Caveat::NoHalfTickRun { budget_s, tick_s } => format!(
+            "the time budget of {budget_s} s ended before a run of half a tick ({})",
+            duration(tick_s * 5e8)
+        ),
+        Caveat::NoRunPerSize {
+            budget_s,
+            points,
+            run_ns,
+            total_ns,
+        } => format!(
+            "the time budget of {budget_s} s ended before a run at each of {points} sizes, runs \
+             of {} each on this clock (about {} with calibration)",
+            duration(*run_ns),
+            duration(*total_ns)
+        ),
+        Caveat::NoTwoSizes { budget_s } => {
+            format!("the time budget of {budget_s} s ended before two sizes were timed")
+        }
+        Caveat::NoSteadyBlock { budget_s } => format!(
+            "the time budget of {budget_s} s ended before a block of reads that did not step \
+             backwards"
+        ),
+        Caveat::NoFiniteValue => "no finite value to summarise".into(),
+        Caveat::NeverAdvanced => {
+            "no non-zero interval: the clock never advanced between readings".into()
+        }
+        Caveat::NoPositiveInterval {
+            values,
+            zeros,
+            refused,
+        } => format!(
+            "no positive finite interval among {values} values ({zeros} zero, {refused} refused)"
+        ),
+        Caveat::IntervalsTooLarge { largest } => {
+            format!("the intervals are too large to estimate a tick from (largest {largest:e})")
+        }
+        Caveat::TooFewReadings { readings } => {
+            format!("{readings} readings; at least 3 are needed")
+        }
+        Caveat::ReferenceTimedNoRun => "the reference clock timed no run".into(),
+        Caveat::FewerThanTwoSizes => "fewer than two distinct sizes to fit".into(),
+        Caveat::NoFiniteSlope => "the x values are too close together (or the y values too far \
+             apart) for a finite slope"
+            .into(),
+        Caveat::FewerThanTwoPoints => "a line needs at least two points".into(),
+        Caveat::FewerThanTwoXs => "a line needs at least two distinct finite x values".into(),
+        Caveat::SpanTooWide => {
+            "the points span too many orders of magnitude for a line under them all".into()
+        }
+        Caveat::NoPointForStaircase => "no point to fit a staircase to".into(),
     }
 }

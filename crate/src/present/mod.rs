@@ -15,6 +15,7 @@ use crate::tick::{Method, TickEstimate, Verdict};
 
 pub mod analysis;
 mod caveat;
+mod error;
 pub use caveat::caveat;
 
 /// What stands where a figure cannot be given; a note says why.
@@ -326,10 +327,14 @@ pub enum Front {
     Page,
 }
 
-/// What the reader can do about an experiment that failed with `kind`, in their front end's
-/// terms; nothing when a longer budget would not help.
-pub fn advice(kind: ErrorKind, front: Front) -> Option<&'static str> {
+/// What the reader can do about an experiment that failed with `kind` because of `cause`,
+/// in their front end's terms; nothing when they can change nothing that would help.
+pub fn advice(kind: ErrorKind, cause: &Caveat, front: Front) -> Option<&'static str> {
     match (kind, front) {
+        // Only the command takes a range of sizes.
+        (ErrorKind::NoData, Front::Command) if *cause == Caveat::FewerThanTwoSizes => {
+            Some("widen --n")
+        }
         (ErrorKind::Frozen | ErrorKind::TooSlow | ErrorKind::BudgetExhausted, Front::Command) => {
             Some("raise --time")
         }
@@ -357,8 +362,8 @@ fn failure_lines(c: &ClockReport, front: Option<Front>) -> Vec<String> {
         lines.push(format!("not available here: {r}"));
     }
     for e in &c.errors {
-        let mut line = format!("{} failed: {}", e.experiment, e.message);
-        if let Some(a) = front.and_then(|f| advice(e.kind, f)) {
+        let mut line = format!("{} failed: {}", e.experiment, caveat(&e.cause));
+        if let Some(a) = front.and_then(|f| advice(e.kind, &e.cause, f)) {
             line.push_str(&format!(" ({a})"));
         }
         lines.push(line);
@@ -542,8 +547,7 @@ mod tests {
     fn each_front_end_gets_its_own_advice_and_the_notes_none() {
         let e = crate::Error::BudgetExhausted {
             experiment: "fit",
-            budget_s: 0.1,
-            needed: "a run".into(),
+            why: Caveat::NoTwoSizes { budget_s: 0.1 },
         };
         let mut c = ClockReport::new(ClockInfo::new(
             "c",
@@ -564,7 +568,17 @@ mod tests {
             assert!(!n.contains("raise"), "{n}");
         }
         // A cancelled run is not helped by a longer budget.
-        assert_eq!(advice(ErrorKind::Cancelled, Front::Page), None);
+        assert!(command.contains("fit failed: the time budget of 0.1 s ended before two"));
+        assert_eq!(
+            advice(ErrorKind::Cancelled, &Caveat::Cancelled, Front::Page),
+            None
+        );
+        let few = Caveat::FewerThanTwoSizes;
+        assert_eq!(
+            advice(ErrorKind::NoData, &few, Front::Command),
+            Some("widen --n")
+        );
+        assert_eq!(advice(ErrorKind::NoData, &few, Front::Page), None);
     }
 
     #[test]

@@ -248,11 +248,9 @@ pub fn from_readings(
     opts: &TickOptions,
 ) -> Result<TickResult> {
     if readings.len() < 3 {
-        return Err(Error::NoData(format!(
-            "{}: {} readings; at least 3 are needed",
-            info.name,
-            readings.len()
-        )));
+        return Err(Error::NoData(Caveat::TooFewReadings {
+            readings: readings.len() as u64,
+        }));
     }
     let mut edges = Vec::new();
     let mut segments = vec![0];

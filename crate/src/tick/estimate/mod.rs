@@ -176,9 +176,7 @@ pub fn estimate_counts_with(
 ) -> Result<TickEstimate> {
     let g = exact_gcd(intervals);
     if g == 0 {
-        return Err(Error::NoData(
-            "no non-zero interval: the clock never advanced between readings".into(),
-        ));
+        return Err(Error::NoData(Caveat::NeverAdvanced));
     }
     let values: Vec<f64> = intervals.iter().map(|&d| d as f64).collect();
     let mut est = estimate(&values, quantum, count_s, opts)?;
@@ -286,10 +284,11 @@ impl Prepared {
             }
         }
         if bits.is_empty() {
-            return Err(Error::NoData(format!(
-                "no positive finite interval among {} values ({zeros} zero, {rejected} refused)",
-                values.len()
-            )));
+            return Err(Error::NoData(Caveat::NoPositiveInterval {
+                values: values.len() as u64,
+                zeros,
+                refused: rejected,
+            }));
         }
         // Positive doubles sort as their bits do, and integers sort fast.
         radix_sort(&mut bits);
@@ -347,10 +346,9 @@ fn estimate_prepared(
         })
         .collect();
     if !u[u.len() - 1].is_finite() {
-        return Err(Error::NoData(format!(
-            "the intervals are too large to estimate a tick from (largest {:e})",
-            p.sorted[p.sorted.len() - 1]
-        )));
+        return Err(Error::NoData(Caveat::IntervalsTooLarge {
+            largest: p.sorted[p.sorted.len() - 1],
+        }));
     }
     let smallest_nonzero = u[0] * step;
     let gaps = small_gaps(&u, space.q_tol * 0.5);
