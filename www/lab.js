@@ -46,6 +46,7 @@ function context() {
     isolated: !!self.crossOriginIsolated,
     audio_sample_rate: state.audio ? state.audio.sampleRate : null,
     shared_counter: !!state.counter,
+    shared_memory: typeof SharedArrayBuffer !== "undefined",
   };
 }
 
@@ -64,8 +65,7 @@ function renderContext() {
     dl.append(el("dt", k), el("dd", v));
   }
   const iso = self.crossOriginIsolated;
-  $("isolated-text").hidden = !iso;
-  $("plain-text").hidden = iso;
+  $("isolation-text").textContent = state.lab.isolation_note();
   const params = new URLSearchParams(location.search);
   $("isolate").hidden = iso || !("serviceWorker" in navigator);
   $("unisolate").hidden = !params.has("isolate");
@@ -331,6 +331,7 @@ function renderSummary(rows = state.lab.rows()) {
   for (const { id, row } of rows) {
     const tr = el("tr", null, { "data-clock": id });
     if (row.tick_ns !== null && row.tick_ns !== undefined) tr.dataset.tickNs = String(row.tick_ns);
+    if (row.grid) tr.dataset.grid = row.grid;
     // The cells in the order of the table's header: the clock, then its figures in words.
     const [clock, ...cells] = row.cells;
     tr.append(el("th", clock, { scope: "row" }));

@@ -50,6 +50,41 @@ fn chromium_isolated_5us_and_firefox_1ms_with_and_without_jitter() {
     }
 }
 
+/// The clamps' edges: Chromium's and Firefox's jittered ones switch each interval at their
+/// own point, Firefox's plain floor (isolated, or without jitter) on a fixed grid; a clock
+/// that changes at nearly every read gives no answer.
+#[test]
+fn the_clamp_is_told_apart_from_its_jitter() {
+    for (style, res, jittered) in [
+        (ClampStyle::Chromium, 100_000, true),
+        (ClampStyle::Chromium, 5_000, true),
+        (ClampStyle::FirefoxJitter, 1_000_000, true),
+        (ClampStyle::Firefox, 1_000_000, false),
+        (ClampStyle::Firefox, 20_000, false),
+    ] {
+        let tl = Timeline::new(0);
+        let mut c = Clamp::new(sim(&tl, 30_000, 5_000), style, res, 5).unwrap();
+        let r = measure(&mut c, &tl).unwrap();
+        let g = r
+            .edge_grid
+            .unwrap_or_else(|| panic!("{style:?} {res}: no grid, {:?}", r.reads_per_change));
+        let want = if jittered {
+            ticklab::tick::Grid::Jittered
+        } else {
+            ticklab::tick::Grid::NotSeen
+        };
+        assert_eq!(g.grid, want, "{style:?} {res}: {g:?}");
+        if jittered {
+            assert!(g.correlation < -0.35, "{style:?} {res}: {g:?}");
+        } else {
+            assert!(g.correlation > -0.12, "{style:?} {res}: {g:?}");
+        }
+    }
+    let tl = Timeline::new(0);
+    let mut c = Counter::new(sim(&tl, 20_000, 3_000), Ratio::integer(1).unwrap(), 1, 64).unwrap();
+    assert_eq!(measure(&mut c, &tl).unwrap().edge_grid, None);
+}
+
 #[test]
 fn fine_counter_read_slower_than_its_tick() {
     // 1 ns counter read every ~20 ns: each read sees a new value; dithering finds 1 ns.

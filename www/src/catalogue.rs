@@ -17,6 +17,8 @@ pub struct Context {
     pub audio_sample_rate: Option<f64>,
     /// Whether a SharedArrayBuffer counter worker is running.
     pub shared_counter: bool,
+    /// Whether the page has SharedArrayBuffer at all (an isolated WebKitGTK page has not).
+    pub shared_memory: bool,
 }
 
 /// Every clock of the page, by the stable identifier the page and its tests use
@@ -180,8 +182,13 @@ pub fn entries(ctx: &Context) -> Vec<Entry> {
             counts_per_unit: per_unit,
         })
     };
-    let no_isolation =
-        (!ctx.isolated).then(|| "needs cross-origin isolation (SharedArrayBuffer)".to_string());
+    let no_isolation = if !ctx.isolated {
+        Some("needs cross-origin isolation (SharedArrayBuffer)".to_string())
+    } else if !ctx.shared_memory {
+        Some("this browser gives no SharedArrayBuffer, even cross-origin isolated".to_string())
+    } else {
+        None
+    };
     let no_counter = no_isolation
         .clone()
         .or_else(|| (!ctx.shared_counter).then(|| "the counter worker did not start".to_string()));
@@ -451,6 +458,10 @@ mod tests {
         let now = entry(&ctx, ClockId::PerformanceNow);
         assert_eq!(now.info.claimed.unwrap().ns, 100_000.0);
         ctx.isolated = true;
+        // Isolated without SharedArrayBuffer (WebKitGTK): no counter, and said why.
+        let e = entry(&ctx, ClockId::SharedCounter);
+        assert!(!e.available && e.reason.unwrap().contains("no SharedArrayBuffer"));
+        ctx.shared_memory = true;
         ctx.shared_counter = true;
         ctx.audio_sample_rate = Some(48_000.0);
         assert!(entry(&ctx, ClockId::SharedCounter).available);

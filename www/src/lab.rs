@@ -103,7 +103,7 @@ pub struct Lab {
 #[wasm_bindgen]
 impl Lab {
     /// A lab for a page in context `ctx` (`{user_agent, isolated, audio_sample_rate,
-    /// shared_counter}`).
+    /// shared_counter, shared_memory}`).
     #[wasm_bindgen(constructor)]
     pub fn new(ctx: JsValue) -> Result<Lab, JsError> {
         Ok(Lab {
@@ -128,6 +128,17 @@ impl Lab {
             matrix_keys: &class::MATRIX_KEYS,
             figures: &class::FIGURES,
         })
+    }
+
+    /// What cross-origin isolation means for this page, in this browser, with or without
+    /// SharedArrayBuffer.
+    pub fn isolation_note(&self) -> String {
+        let ctx = self.session.context();
+        ticklab_first::isolation_note(
+            catalogue::browser(&ctx.user_agent),
+            ctx.isolated,
+            ctx.shared_memory,
+        )
     }
 
     /// The rows of the clock choice, every cell in words.

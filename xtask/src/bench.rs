@@ -1,6 +1,6 @@
 //! `cargo xtask bench`: every performance figure against its target, in one table printed
 //! and written to BENCHMARKS.md. Native figures come from the `floors` benchmark of the
-//! native runner, the page's from its `?bench` and `?run` in headless Chromium and Firefox
+//! native runner, the page's from its `?bench` and `?run` in Chromium, Firefox and WebKit
 //! against `ticklab serve`. Each figure is a ratio or a median taken in this one run.
 
 use std::path::Path;
@@ -70,8 +70,9 @@ pub fn run() -> Result<(), String> {
     for (browser, label, driver) in [
         (Browser::Chromium, "Chromium", &drivers.chromedriver),
         (Browser::Firefox, "Firefox", &drivers.geckodriver),
+        (Browser::WebKit, "WebKit", &drivers.webkitdriver),
     ] {
-        eprintln!("\n== the page's figures in headless {label}");
+        eprintln!("\n== the page's figures in {label}");
         let (rows, agent) = rt.block_on(page(browser, label, driver, &url))?;
         figures.extend(rows);
         agents.push(agent);
@@ -85,7 +86,7 @@ pub fn run() -> Result<(), String> {
     // Wasm against native, from the medians just taken.
     for order in ["sorted", "shuffled"] {
         let native = median_ms(&figures, &format!("{order} points, native"));
-        for label in ["Chromium", "Firefox"] {
+        for label in ["Chromium", "Firefox", "WebKit"] {
             let wasm = median_ms(
                 &figures,
                 &format!("{label}: least-values fit, 1 000 000 {order}"),

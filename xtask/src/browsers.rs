@@ -12,6 +12,19 @@ pub struct Drivers {
     pub chromedriver: PathBuf,
     /// geckodriver, for Firefox.
     pub geckodriver: PathBuf,
+    /// WebKitWebDriver, for WebKitGTK's MiniBrowser (on an Xvfb display).
+    pub webkitdriver: PathBuf,
+}
+
+impl Drivers {
+    /// The driver of `browser`.
+    pub fn of(&self, browser: ticklab_browser::Browser) -> &PathBuf {
+        match browser {
+            ticklab_browser::Browser::Chromium => &self.chromedriver,
+            ticklab_browser::Browser::Firefox => &self.geckodriver,
+            ticklab_browser::Browser::WebKit => &self.webkitdriver,
+        }
+    }
 }
 
 pub use ticklab_browser::which;
@@ -24,10 +37,13 @@ fn is_root() -> bool {
         .unwrap_or(false)
 }
 
-const APT: [(&str, &[&str]); 3] = [
+const APT: [(&str, &[&str]); 5] = [
     ("chromium", &["chromium", "chromium-browser"]),
     ("chromium-driver", &["chromedriver"]),
     ("firefox-esr", &["firefox", "firefox-esr"]),
+    // WebKitGTK's WebDriver brings the engine and its MiniBrowser; GTK needs a display.
+    ("webkit2gtk-driver", &["WebKitWebDriver"]),
+    ("xvfb", &["Xvfb"]),
 ];
 
 /// Installs Debian `packages` with apt-get (as root), for `what`; a message saying how when
@@ -63,7 +79,7 @@ pub fn install(what: &str, packages: &[&str]) -> Result<(), String> {
     apt(&args)
 }
 
-/// Finds Chromium, ChromeDriver, Firefox and geckodriver, installing what is missing.
+/// Finds Chromium, Firefox and WebKit and their drivers, installing what is missing.
 pub fn ensure() -> Result<Drivers, String> {
     let missing: Vec<&str> = APT
         .iter()
@@ -72,6 +88,9 @@ pub fn ensure() -> Result<Drivers, String> {
         .collect();
     install("the browser tests", &missing)?;
     let chromedriver = which("chromedriver").ok_or("chromedriver is still missing after apt")?;
+    let webkitdriver =
+        which("WebKitWebDriver").ok_or("WebKitWebDriver is still missing after apt")?;
+    ticklab_browser::minibrowser().ok_or("WebKitGTK's MiniBrowser is missing after apt")?;
     let geckodriver = match which("geckodriver") {
         Some(g) => g,
         None => {
@@ -86,5 +105,6 @@ pub fn ensure() -> Result<Drivers, String> {
     Ok(Drivers {
         chromedriver,
         geckodriver,
+        webkitdriver,
     })
 }

@@ -23,9 +23,9 @@ commands:
           (target/ticklab/report.json and SVG plots), and serve the lab on
           http://127.0.0.1:8000/ with that report; options after `lab` go to
           `ticklab serve` (--port N, --bind ADDR, --no-isolation)
-  screenshot [docs | WIDTH PATH [chromium|firefox] [URL]]
+  screenshot [docs | WIDTH PATH [chromium|firefox|webkit] [URL]]
           run the full lab in headless Chromium and save docs/screenshot.png, or the page
-          at WIDTH pixels (390 for a phone) to PATH, in either browser, served by ticklab
+          at WIDTH pixels (390 for a phone) to PATH, in any of the three engines, served by ticklab
           serve or found at URL (a plain static server, say); `docs` saves what a visitor
           sees into docs/: desktop.png, phone.png, phone-results.png, playground.png and
           every plot of performance.now at 5 µs, 100 µs and 1 ms (views-*.png)
@@ -283,10 +283,11 @@ fn test() -> Result<(), String> {
     let drivers = browsers::ensure()?;
     let site = web::target_dir(&workspace_root()).join("site");
     let emulated = cross::build()?;
-    let (site, chromedriver, geckodriver) = (
+    let (site, chromedriver, geckodriver, webkitdriver) = (
         site.to_string_lossy().to_string(),
         drivers.chromedriver.to_string_lossy().to_string(),
         drivers.geckodriver.to_string_lossy().to_string(),
+        drivers.webkitdriver.to_string_lossy().to_string(),
     );
     let (aarch64, qemu, sysroot) = (
         emulated.binary.to_string_lossy().to_string(),
@@ -300,6 +301,7 @@ fn test() -> Result<(), String> {
             ("TICKLAB_SITE", site.as_str()),
             ("CHROMEDRIVER", chromedriver.as_str()),
             ("GECKODRIVER", geckodriver.as_str()),
+            ("WEBKITDRIVER", webkitdriver.as_str()),
             ("TICKLAB_AARCH64", aarch64.as_str()),
             ("QEMU_AARCH64", qemu.as_str()),
             ("AARCH64_SYSROOT", sysroot.as_str()),

@@ -26,10 +26,11 @@ pub fn parse_and_run(args: &[String]) -> Result<(), String> {
         match a.as_str() {
             "chromium" => browser = Browser::Chromium,
             "firefox" => browser = Browser::Firefox,
+            "webkit" => browser = Browser::WebKit,
             u if u.starts_with("http://") || u.starts_with("https://") => url = Some(u.to_string()),
             other => {
                 return Err(format!(
-                    "screenshot: '{other}' is neither chromium, firefox nor a URL"
+                    "screenshot: '{other}' is neither chromium, firefox, webkit nor a URL"
                 ))
             }
         }
@@ -53,10 +54,7 @@ pub fn run(width: u32, out: &Path, browser: Browser, url: Option<String>) -> Res
             (Some(server), url)
         }
     };
-    let driver = match browser {
-        Browser::Chromium => &drivers.chromedriver,
-        Browser::Firefox => &drivers.geckodriver,
-    };
+    let driver = drivers.of(browser);
     let out = root.join(out);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -134,10 +132,7 @@ pub fn docs() -> Result<(), String> {
     ] {
         let extra: &[&str] = if isolated { &[] } else { &["--no-isolation"] };
         let (_server, url) = serve(&bin, &site, &report, extra)?;
-        let driver = match browser {
-            Browser::Chromium => &drivers.chromedriver,
-            Browser::Firefox => &drivers.geckodriver,
-        };
+        let driver = drivers.of(browser);
         let png = rt.block_on(async {
             // Tall enough that each section is whole on the screen.
             // (Chromium's headless window stops at its screen's height; Firefox counts its

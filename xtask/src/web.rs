@@ -8,10 +8,12 @@ use std::process::Command;
 use crate::{step, workspace_root, WASM};
 
 /// Ceiling for the page's wasm and JavaScript together, gzipped: a guard against growth,
-/// not the goal (200 KB, a row of `cargo xtask bench`). The first answer's module costs
-/// what it shares with the lab a second time (the tick estimator, number formatting, the
-/// allocator: 59 KB), the price of a first answer from 64 KB instead of 250.
-pub const BUDGET_GZ_BYTES: u64 = 330 * 1000;
+/// not the goal (200 KB, a row of `cargo xtask bench`, which this feature set cannot meet:
+/// BENCHMARKS.md says why). The first answer's module costs what it shares with the lab a
+/// second time (the tick estimator, number formatting, the words, the allocator: 65 KB),
+/// the price of a first answer from 70 KB instead of 260. Raised from 330 KB for failures
+/// as data, WebKit's claims and the edges' grid (332 KB).
+pub const BUDGET_GZ_BYTES: u64 = 340 * 1000;
 
 /// Budget for the first answer's module (wasm and JavaScript), gzipped: what a phone
 /// downloads before the headline.

@@ -11,7 +11,7 @@ use crate::caveat::Caveat;
 use crate::clock::ClockKind;
 use crate::error::ErrorKind;
 use crate::report::{ClockReport, CounterFrequency, Environment};
-use crate::tick::{Method, TickEstimate, Verdict};
+use crate::tick::{EdgeGrid, Grid, Method, TickEstimate, TickResult, Verdict};
 
 pub mod analysis;
 mod caveat;
@@ -285,6 +285,7 @@ pub fn notes(c: &ClockReport) -> Vec<String> {
     if let Some(t) = &c.tick {
         lines.extend(t.caveats.iter().map(caveat));
         lines.extend(t.estimate.caveats.iter().map(caveat));
+        lines.extend(t.edge_grid.as_ref().map(grid_note));
     }
     if let Some(o) = &c.overhead {
         lines.extend(o.unusable.iter().map(caveat));
@@ -300,6 +301,53 @@ pub fn notes(c: &ClockReport) -> Vec<String> {
         lines.extend(f.caveats.iter().map(caveat));
     }
     lines
+}
+
+/// How the clock's edges fall, beside its tick: "edges jittered", "no jitter seen", "edges
+/// unclear"; nothing when too few reads fit in a tick to tell.
+pub fn grid_label(t: &TickResult) -> Option<&'static str> {
+    t.edge_grid.as_ref().map(|g| match g.grid {
+        Grid::Jittered => "edges jittered",
+        Grid::NotSeen => "no jitter seen",
+        Grid::Unclear => "edges unclear",
+    })
+}
+
+/// The grid's key, for programs ("jittered", "not_seen", "unclear").
+pub fn grid_key(g: Grid) -> &'static str {
+    match g {
+        Grid::Jittered => "jittered",
+        Grid::NotSeen => "not_seen",
+        Grid::Unclear => "unclear",
+    }
+}
+
+/// What the reads counted between edges say of the clock's grid, and what it means for
+/// timing through interpolation (Schwarz et al., "Fantastic Timers").
+pub fn grid_note(g: &EdgeGrid) -> String {
+    let [p05, p25, median, p75, p95] = g.reads.map(|r| format!("{r:.0}"));
+    let (c, pairs) = (g.correlation, g.pairs);
+    match g.grid {
+        Grid::Jittered => format!(
+            "edges jittered: the reads between consecutive edges (median {median}, from {p05} \
+             to {p95}) correlate {c:.2} with the next count, over {pairs} pairs: a late edge \
+             lengthens one tick and shortens the next, as when each interval switches at its \
+             own point; interpolation, which counts reads to the next edge, cannot time a run \
+             on this clock"
+        ),
+        Grid::NotSeen => format!(
+            "no jitter seen in the edges: {median} reads between consecutive edges (quartiles \
+             {p25} and {p75}), each count correlating {c:.2} with the next over {pairs} pairs \
+             (jittered edges give −0.5), as on a fixed grid, where interpolation can time runs \
+             shorter than the tick; a weak jitter can hide in the noise of the pace"
+        ),
+        Grid::Unclear => format!(
+            "edges unclear: the reads between consecutive edges (median {median}) correlate \
+             {c:.2} with the next count over {pairs} pairs, between a fixed grid's (zero) and \
+             jittered edges' (−0.5): a weak jitter, or noise in the pace of reading; more \
+             edges, from a longer tick budget, may tell"
+        ),
+    }
 }
 
 /// What the reader should know of the run as a whole: a page hidden during it (browsers
@@ -415,6 +463,8 @@ pub struct SummaryRow {
     pub notes: Vec<String>,
     /// The tick in ns, for ordering; not shown.
     pub tick_ns: Option<f64>,
+    /// How the edges fall ([`grid_key`]), when known; not shown.
+    pub grid: Option<&'static str>,
 }
 
 impl SummaryRow {
@@ -422,10 +472,24 @@ impl SummaryRow {
     /// available here says so where its tick would be, and has dashes for its figures.
     pub fn new(c: &ClockReport, counters: &[CounterFrequency]) -> Self {
         let cells = if c.available {
+            // Jitter beside the tick ("100.000 µs, edges jittered"); a fixed grid in the notes.
+            let jittered = c.tick.as_ref().and_then(|t| t.edge_grid.as_ref());
             vec![
                 c.info.name.clone(),
                 claimed(c),
-                tick(c, counters),
+                match (
+                    jittered.filter(|g| g.grid == Grid::Jittered),
+                    c.tick.as_ref(),
+                ) {
+                    (Some(_), Some(t)) => {
+                        format!(
+                            "{}, {}",
+                            tick(c, counters),
+                            grid_label(t).unwrap_or_default()
+                        )
+                    }
+                    _ => tick(c, counters),
+                },
                 verdict(c),
                 explains(c),
                 read_cost(c),
@@ -443,6 +507,11 @@ impl SummaryRow {
             cells,
             notes: notes(c),
             tick_ns: c.tick.as_ref().and_then(|t| t.tick_ns),
+            grid: c
+                .tick
+                .as_ref()
+                .and_then(|t| t.edge_grid.as_ref())
+                .map(|g| grid_key(g.grid)),
         }
     }
 

@@ -68,6 +68,9 @@ pub fn measure<C: Clock + ?Sized>(
     let mut edges: Vec<u64> = Vec::new();
     let mut segments: Vec<usize> = vec![0]; // edge indices where a backwards step broke the run
     let mut rpc: Vec<u64> = Vec::new();
+    // (reads, step, whether it follows the one before) of each whole wait between edges.
+    let mut spacing: Vec<(u64, u64, bool)> = Vec::new();
+    let mut follows = false;
     let mut timings: Vec<u64> = Vec::new();
     let mut backwards = 0u64;
     let mut reads_waiting = 0u64;
@@ -100,11 +103,14 @@ pub fn measure<C: Clock + ?Sized>(
             if info.looks_backwards(d) {
                 backwards += 1;
                 segments.push(edges.len());
+                follows = false;
             } else {
                 edges.push(d);
                 if !partial {
                     rpc.push(spins);
+                    spacing.push((spins, d, follows));
                 }
+                follows = !partial;
             }
             partial = false;
             prev = r;
@@ -197,6 +203,7 @@ pub fn measure<C: Clock + ?Sized>(
         claimed_ns,
         verdict: tick_verdict(&estimate, tick_ns, claimed_ns),
         reads_per_change,
+        edge_grid: grid::edge_grid(&spacing, estimate.tick),
         edges: edges.len() as u64,
         timings: timings.len() as u64,
         backwards_steps: backwards,

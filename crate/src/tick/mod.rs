@@ -11,6 +11,7 @@
 pub mod estimate;
 pub mod exact;
 mod experiment;
+pub mod grid;
 pub mod quantum;
 
 use serde::{Deserialize, Serialize};
@@ -21,6 +22,7 @@ pub use estimate::{
 };
 pub use exact::Exact;
 pub use experiment::measure;
+pub use grid::{EdgeGrid, Grid};
 pub use quantum::Quantum;
 
 use crate::caveat::{Cadence, Caveat};
@@ -108,6 +110,10 @@ pub struct TickResult {
     pub verdict: Verdict,
     /// Reads between consecutive changes of value (1 means the clock changed at every read).
     pub reads_per_change: Option<Summary>,
+    /// Whether the edges fall on a fixed grid or are jittered, when enough reads fit in a
+    /// tick to tell (version 5 on).
+    #[serde(default)]
+    pub edge_grid: Option<EdgeGrid>,
     /// Edge-to-edge intervals gathered.
     pub edges: u64,
     /// Dithered timings gathered (read, a random short wait, read).
@@ -308,6 +314,8 @@ pub fn from_readings(
         claimed_ns,
         verdict: tick_verdict(&estimate, tick_ns, claimed_ns),
         reads_per_change: Summary::of_counts(&rpc).ok(),
+        // Readings taken when the platform lets them are no count of time between edges.
+        edge_grid: None,
         edges: edges.len() as u64,
         timings: 0,
         backwards_steps: backwards,

@@ -185,6 +185,62 @@ pub enum Browser {
     Chromium,
     /// Firefox with geckodriver.
     Firefox,
+    /// WebKit (Safari's engine, every iPhone's browser): WebKitGTK's MiniBrowser with
+    /// WebKitWebDriver, on a virtual X display of its own (GTK has no headless mode).
+    WebKit,
+}
+
+/// WebKitGTK's MiniBrowser, which WebKitWebDriver drives: beside the engine's libraries, in
+/// the directory of the installed API version.
+pub fn minibrowser() -> Option<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir("/usr/lib")
+        .ok()?
+        .flatten()
+        .flat_map(|d| std::fs::read_dir(d.path()).into_iter().flatten().flatten())
+        .map(|d| d.path().join("MiniBrowser"))
+        .filter(|p| {
+            p.is_file()
+                && p.parent()
+                    .and_then(|d| d.file_name())
+                    .is_some_and(|n| n.to_string_lossy().starts_with("webkit2gtk-"))
+        })
+        .collect();
+    // The newest API version (webkit2gtk-4.1 over 4.0).
+    found.sort();
+    found.pop()
+}
+
+/// Starts an X server on a display nobody uses, for a browser that needs one; returns it
+/// with its name (":93"). It is ready when its socket exists (within 10 s).
+fn virtual_display(size: (u32, u32)) -> Result<(Guard, String), String> {
+    let xvfb = which("Xvfb").ok_or("no Xvfb on PATH (apt-get install xvfb)")?;
+    let free = (90..400).find(|n| {
+        !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+            && !Path::new(&format!("/tmp/.X{n}-lock")).exists()
+    });
+    let n = free.ok_or("no free X display number")?;
+    let guard = Guard(
+        Command::new(xvfb)
+            .arg(format!(":{n}"))
+            .args([
+                "-screen",
+                "0",
+                &format!("{}x{}x24", size.0 + 100, size.1 + 200),
+            ])
+            .args(["-nolisten", "tcp"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start Xvfb: {e}"))?,
+    );
+    let started = Instant::now();
+    while !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists() {
+        if started.elapsed() > Duration::from_secs(10) {
+            return Err(format!("Xvfb :{n} did not start in 10 s"));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Ok((guard, format!(":{n}")))
 }
 
 /// A program on PATH.
@@ -199,7 +255,9 @@ pub fn which(name: &str) -> Option<PathBuf> {
 pub struct Session {
     /// The WebDriver client.
     pub client: Client,
+    // The driver, then the display it draws on (dropped in this order).
     _driver: Guard,
+    _display: Option<Guard>,
     port: u16,
     profile: Option<PathBuf>,
 }
@@ -299,11 +357,20 @@ async fn open_with(
     phone: bool,
 ) -> Result<Session, String> {
     let port = free_port()?;
+    let display = match browser {
+        Browser::WebKit => Some(virtual_display(size)?),
+        _ => None,
+    };
+    let mut command = Command::new(driver);
+    command
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    if let Some((_, name)) = &display {
+        command.env("DISPLAY", name);
+    }
     let guard = Guard(
-        Command::new(driver)
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
+        command
             .spawn()
             .map_err(|e| format!("cannot start {}: {e}", driver.display()))?,
     );
@@ -340,11 +407,28 @@ async fn open_with(
             });
             (caps, None)
         }
+        Browser::WebKit => {
+            let binary = minibrowser()
+                .ok_or("no WebKitGTK MiniBrowser (apt-get install webkit2gtk-driver)")?;
+            let caps = json!({
+                "browserName": "MiniBrowser",
+                "webkitgtk:browserOptions": { "binary": binary, "args": ["--automation"] },
+            });
+            (caps, None)
+        }
     };
     let client = connect(port, caps).await?;
+    if browser == Browser::WebKit {
+        // The MiniBrowser opens at its own size: the page's layout is tested at `size`.
+        client
+            .set_window_rect(0, 0, size.0, size.1)
+            .await
+            .map_err(|e| format!("sizing the MiniBrowser: {e}"))?;
+    }
     Ok(Session {
         client,
         _driver: guard,
+        _display: display.map(|(g, _)| g),
         port,
         profile,
     })

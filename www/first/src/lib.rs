@@ -58,8 +58,41 @@ pub fn documented_clamp(b: Browser, isolated: bool) -> Option<(f64, &'static str
             Some((1_000_000.0, "Firefox: 1 ms, not cross-origin isolated"))
         }
         (Browser::Firefox, true) => Some((20_000.0, "Firefox: 20 µs, cross-origin isolated")),
-        (Browser::Safari, _) => Some((1_000_000.0, "Safari: 1 ms")),
+        (Browser::Safari, false) => Some((1_000_000.0, "Safari: 1 ms, not cross-origin isolated")),
+        (Browser::Safari, true) => Some((20_000.0, "Safari: 20 µs, cross-origin isolated")),
         (Browser::Other, _) => None,
+    }
+}
+
+/// What cross-origin isolation means for this page in browser `b`, isolated or not, with
+/// SharedArrayBuffer or without (WebKitGTK isolates a page and still gives it none).
+pub fn isolation_note(b: Browser, isolated: bool, shared_memory: bool) -> String {
+    let figure = |iso: bool| documented_clamp(b, iso).map(|(ns, _)| present::duration(ns));
+    let coarsened = match (figure(isolated), figure(!isolated)) {
+        (Some(here), Some(there)) if isolated => format!(
+            "performance.now is coarsened less: this browser documents {here} (without \
+             isolation {there})"
+        ),
+        (Some(here), Some(there)) => format!(
+            "performance.now is coarsened to {here} in this browser ({there} when isolated)"
+        ),
+        _ if isolated => "performance.now may be coarsened less".into(),
+        _ => "performance.now is coarsened more than it would be isolated".into(),
+    };
+    match (isolated, shared_memory) {
+        (true, true) => format!(
+            "This page is cross-origin isolated: {coarsened}, and SharedArrayBuffer works, so \
+             a shared counter clock is available."
+        ),
+        (true, false) => format!(
+            "This page is cross-origin isolated, yet this browser gives it no \
+             SharedArrayBuffer: {coarsened}, but there is no shared counter clock."
+        ),
+        (false, _) => format!(
+            "This page is not cross-origin isolated: {coarsened}, and there is no \
+             SharedArrayBuffer. Served with the COOP and COEP headers (ticklab serve does \
+             this), or through this page's service worker, it is."
+        ),
     }
 }
 
@@ -191,6 +224,41 @@ mod tests {
         let h = headline(&r, FIREFOX, true);
         assert!(h.isolation.contains("1.000 ms"), "{}", h.isolation);
         assert!(headline(&r, "curl/8", false).isolation.is_empty());
+    }
+
+    const SAFARI: &str = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/605.1.15 (KHTML, like \
+                          Gecko) Version/18.0 Safari/605.1.15";
+
+    #[test]
+    fn safari_documents_20_us_isolated_and_1_ms_not() {
+        assert_eq!(browser(SAFARI), Browser::Safari);
+        assert_eq!(documented_clamp(Browser::Safari, true).unwrap().0, 20_000.0);
+        assert_eq!(documented_clamp(Browser::Safari, false).unwrap().0, 1e6);
+        let r = ClockReport::new(worker_now_info(SAFARI, true));
+        assert!(headline(&r, SAFARI, true).isolation.contains("1.000 ms"));
+    }
+
+    /// Each sentence is true where it is shown: isolation without SharedArrayBuffer is said
+    /// as such, and each browser's own figures are named.
+    #[test]
+    fn the_isolation_note_names_this_browsers_figures_and_shared_memory() {
+        let n = isolation_note(Browser::Safari, true, false);
+        assert!(n.contains("no SharedArrayBuffer"), "{n}");
+        assert!(!n.contains("SharedArrayBuffer works"), "{n}");
+        assert!(n.contains("20.000 µs") && n.contains("1.000 ms"), "{n}");
+        let n = isolation_note(Browser::Chromium, true, true);
+        assert!(
+            n.contains("SharedArrayBuffer works") && n.contains("5.000 µs"),
+            "{n}"
+        );
+        let n = isolation_note(Browser::Firefox, false, false);
+        assert!(
+            n.contains("not cross-origin isolated") && n.contains("1.000 ms"),
+            "{n}"
+        );
+        assert!(n.contains("20.000 µs") && !n.contains("100"), "{n}");
+        let n = isolation_note(Browser::Other, false, false);
+        assert!(!n.contains("µs") && !n.contains(" ms"), "{n}");
     }
 
     /// A 100 µs clamp laid over simulated time, as Chromium coarsens performance.now: the
