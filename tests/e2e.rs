@@ -201,6 +201,15 @@ fn built_site() -> PathBuf {
     site
 }
 
+/// One browser test at a time: each measures clocks, and two at once share two cores with
+/// their browsers' processes (a WebKit worker, starved, read performance.now once in
+/// 0.2 s). Held for the whole test.
+fn one_browser_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static ONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    // A test that failed while holding it leaves nothing to protect.
+    ONE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// The three engines the page is tested in, each with its driver.
 fn engines() -> Vec<(Browser, PathBuf)> {
     vec![
@@ -227,6 +236,7 @@ fn documented() -> Vec<(Browser, PathBuf, f64, f64)> {
 
 #[test]
 fn browsers_measure_the_documented_ticks() {
+    let _alone = one_browser_at_a_time();
     let site = built_site();
     let drivers = documented();
     let dir = tempfile::tempdir().unwrap();
@@ -877,6 +887,7 @@ async fn hidden_run(c: &Client) -> Result<(), String> {
 
 #[test]
 fn the_page_refuses_bad_input_and_imports_and_cancels_within_100_ms() {
+    let _alone = one_browser_at_a_time();
     let site = built_site();
     let dir = tempfile::tempdir().unwrap();
     let report = native_report(dir.path());
@@ -971,6 +982,7 @@ async fn headlines(browser: Browser, driver: &Path, url: &str) -> Result<Vec<(f6
 
 #[test]
 fn the_answer_comes_first_without_a_click() {
+    let _alone = one_browser_at_a_time();
     let site = built_site();
     let dir = tempfile::tempdir().unwrap();
     let report = native_report(dir.path());
@@ -1016,6 +1028,7 @@ fn the_answer_comes_first_without_a_click() {
 
 #[test]
 fn a_phone_shows_the_answer_first_and_never_scrolls_sideways() {
+    let _alone = one_browser_at_a_time();
     let site = built_site();
     let dir = tempfile::tempdir().unwrap();
     let report = native_report(dir.path());
@@ -1250,6 +1263,7 @@ async fn a_class(
 
 #[test]
 fn a_class_uses_the_page_on_a_static_host() {
+    let _alone = one_browser_at_a_time();
     let site = built_site();
     let dir = tempfile::tempdir().unwrap();
     let files = dir.path();
@@ -1396,6 +1410,7 @@ async fn a_worker_dies(browser: Browser, driver: &Path, url: &str) -> Result<Str
 
 #[test]
 fn a_worker_that_dies_mid_run_leaves_the_results_so_far_and_names_its_death() {
+    let _alone = one_browser_at_a_time();
     let site = built_site();
     let mut lines = Vec::new();
     for (browser, drv) in engines() {
@@ -1704,6 +1719,7 @@ async fn a_class_loads(
 
 #[test]
 fn a_class_of_60_big_reports_keeps_the_page_responsive_and_hostile_text_stays_text() {
+    let _alone = one_browser_at_a_time();
     let site = built_site();
     let dir = tempfile::tempdir().unwrap();
     let files = dir.path();

@@ -242,6 +242,7 @@ async function runAll(ev) {
   if (state.audio && state.audio.state !== "running") {
     await Promise.race([state.audio.resume().catch(() => {}), new Promise((r) => setTimeout(r, 500)), woken]);
   }
+  state.lab.set_audio_suspended(!!state.audio && state.audio.state === "suspended");
   const t0 = performance.now();
   let done = 0;
   // One clock's experiments; false when the run was cancelled.

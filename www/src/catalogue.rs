@@ -19,6 +19,8 @@ pub struct Context {
     pub shared_counter: bool,
     /// Whether the page has SharedArrayBuffer at all (an isolated WebKitGTK page has not).
     pub shared_memory: bool,
+    /// Whether the AudioContext was suspended when its clocks were sampled.
+    pub audio_suspended: bool,
 }
 
 /// Every clock of the page, by the stable identifier the page and its tests use
@@ -77,6 +79,14 @@ pub enum ClockId {
 }
 
 impl ClockId {
+    /// Whether it is a clock of the page's AudioContext.
+    pub fn is_audio(self) -> bool {
+        matches!(
+            self,
+            ClockId::AudioCurrentTime | ClockId::AudioContextTime | ClockId::AudioPerformanceTime
+        )
+    }
+
     /// Every id, in the order the page runs them.
     pub const ALL: [ClockId; 16] = [
         ClockId::PerformanceNow,

@@ -130,6 +130,12 @@ impl Lab {
         })
     }
 
+    /// Whether the AudioContext is suspended as its clocks are sampled: their reason, if they
+    /// stand still, is then that and not a frozen clock.
+    pub fn set_audio_suspended(&mut self, suspended: bool) {
+        self.session.set_audio_suspended(suspended);
+    }
+
     /// What cross-origin isolation means for this page, in this browser, with or without
     /// SharedArrayBuffer.
     pub fn isolation_note(&self) -> String {

@@ -9,6 +9,7 @@ use ticklab::present::{self, SummaryRow};
 use ticklab::report::{ClockReport, Environment, ExperimentError, Platform, Report};
 use ticklab::run::{Budget, Stop};
 use ticklab::tick::{self, TickOptions};
+use ticklab::Error;
 use ticklab_plot::View;
 
 use crate::catalogue::{self, ClockId, Context, Entry, Place};
@@ -209,6 +210,12 @@ impl Session {
         self.add(id, report)
     }
 
+    /// Whether the AudioContext is suspended as its clocks are sampled (it waits for a
+    /// click the browser accepts).
+    pub fn set_audio_suspended(&mut self, suspended: bool) {
+        self.ctx.audio_suspended = suspended;
+    }
+
     /// Records that clock `id` could not be measured, and why: the browser's own message
     /// (a worker that failed, a clock that would not start).
     pub fn add_failure(&mut self, id: ClockId, message: &str) -> SummaryRow {
@@ -268,6 +275,13 @@ impl Session {
                     });
                 }
                 report.tick = Some(t);
+            }
+            // A suspended audio context's clocks stand still: said as such, not as frozen.
+            Err(Error::Frozen { .. }) if self.ctx.audio_suspended && id.is_audio() => {
+                report.errors.push(ExperimentError::new(
+                    "tick",
+                    &Error::NoData(Caveat::AudioSuspended),
+                ))
             }
             Err(e) => report.errors.push(ExperimentError::new("tick", &e)),
         }
@@ -508,6 +522,28 @@ mod tests {
         assert_eq!(s.crossings().reports_out, 1);
         assert!(s.export_csv().unwrap()[0].csv.contains("the worker failed"));
         assert_eq!(s.crossings().reports_out, 2);
+    }
+
+    /// A suspended AudioContext's clocks stand still: the reason is the suspension, not a
+    /// frozen clock; a running one that stands still is frozen.
+    #[test]
+    fn a_suspended_audio_clock_is_named_as_suspended() {
+        let ctx = Context {
+            audio_sample_rate: Some(44_100.0),
+            ..Default::default()
+        };
+        let still = [0.0; 40];
+        for (suspended, says) in [(true, "suspended"), (false, "did not advance")] {
+            let mut s = Session::new(ctx.clone());
+            s.set_settings(&RawSettings::default()).unwrap();
+            s.start();
+            s.set_audio_suspended(suspended);
+            let row = s
+                .add_readings(ClockId::AudioCurrentTime, &still, 0.5)
+                .unwrap();
+            let notes = row.notes.join(" ");
+            assert!(notes.contains(says), "{suspended}: {notes}");
+        }
     }
 
     #[test]

@@ -179,6 +179,9 @@ pub enum Caveat {
     SpanTooWide,
     /// No point to fit a staircase to.
     NoPointForStaircase,
+    /// A clock of a suspended audio context: it stands still until the page is allowed to
+    /// play sound (in most browsers, after a click on it).
+    AudioSuspended,
 }
 
 /// Its kind and its words: a derived form would put every variant's and field's name in
@@ -402,6 +405,7 @@ mod tests {
             Caveat::FewerThanTwoXs,
             Caveat::SpanTooWide,
             Caveat::NoPointForStaircase,
+            Caveat::AudioSuspended,
         ];
         let text = json(&all);
         assert_eq!(read(&text).unwrap(), all, "{text}");

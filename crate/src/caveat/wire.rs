@@ -340,6 +340,7 @@ impl Read {
             "fewer_than_two_xs" => Caveat::FewerThanTwoXs,
             "span_too_wide" => Caveat::SpanTooWide,
             "no_point_for_staircase" => Caveat::NoPointForStaircase,
+            "audio_suspended" => Caveat::AudioSuspended,
             other => return Err(format!("unknown caveat \"{other}\"")),
         };
         match self.fields.first() {
@@ -415,6 +416,7 @@ impl Caveat {
             Caveat::FewerThanTwoXs => "fewer_than_two_xs",
             Caveat::SpanTooWide => "span_too_wide",
             Caveat::NoPointForStaircase => "no_point_for_staircase",
+            Caveat::AudioSuspended => "audio_suspended",
         }
     }
 }

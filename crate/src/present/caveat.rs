@@ -277,5 +277,9 @@ pub fn caveat(c: &Caveat) -> String {
             "the points span too many orders of magnitude for a line under them all".into()
         }
         Caveat::NoPointForStaircase => "no point to fit a staircase to".into(),
+        Caveat::AudioSuspended => "the audio context is suspended, so its clocks stand still: \
+             browsers let a page play sound, and run its audio clock, only after a click or key \
+             on it that they accept, and this one has had none"
+            .into(),
     }
 }
