@@ -20,6 +20,9 @@ const SITE = [
   "www/explore.js",
   "www/worker.js",
   "www/counter.js",
+  "www/implicit.js",
+  "www/counting.js",
+  "www/audio-clock.js",
   "www/pkg/ticklab_www.js",
   "www/pkg/ticklab_www_bg.wasm",
 ];

@@ -8,6 +8,7 @@ import { $, becomeIsolated, el, noteError, showError, status } from "./page.js";
 import { download, plot, state } from "./lab-state.js";
 import { clearCompare, exportMatrix, fetchNative, loadFiles, openLink, renderCompare, shareLink, sortBy } from "./compare.js";
 import { analyzeInput, startPlayground } from "./explore.js";
+import { apis, eventDurations, perTask, timeoutChain, watchEvents, workletFrames } from "./implicit.js";
 
 // ---------- context ----------
 
@@ -47,6 +48,7 @@ function context() {
     audio_sample_rate: state.audio ? state.audio.sampleRate : null,
     shared_counter: !!state.counter,
     shared_memory: typeof SharedArrayBuffer !== "undefined",
+    apis: apis(),
   };
 }
 
@@ -129,7 +131,7 @@ class Cancelled extends Error {}
 // A worker that says nothing for this long is not coming back.
 const WORKER_SILENCE_MS = 20000;
 
-function runInWorker(id, settings, fit, onProgress) {
+function runInWorker(id, settings, fit, onProgress, extra = {}) {
   return new Promise((resolve, reject) => {
     const w = state.worker || newWorker();
     let timer = null;
@@ -160,7 +162,7 @@ function runInWorker(id, settings, fit, onProgress) {
       ev.preventDefault();
       fail(`the worker failed: ${ev.message || "it could not start (are module workers supported?)"}`);
     };
-    w.postMessage({ ctx: state.ctx, id, settings, fit, counter: state.counter ? state.counter.sab : null });
+    w.postMessage({ ctx: state.ctx, id, settings, fit, counter: state.counter ? state.counter.sab : null, ...extra });
   });
 }
 
@@ -173,7 +175,10 @@ const nextTask = (() => {
 })();
 
 // Readings of a clock the page cannot spin on, taken when the browser lets it.
-async function sample(id, seconds, onProgress) {
+async function sample(id, seconds, onProgress, woken) {
+  if (id === "timeline.currentTime" || id === "css-animation") return perTask(id, seconds, nextTask, onProgress);
+  if (id === "audio-worklet.currentFrame") return workletFrames(seconds, woken);
+  if (id === "event-timing") return eventDurations(seconds, woken);
   const readings = [];
   const t0 = performance.now();
   const end = t0 + seconds * 1000;
@@ -264,8 +269,17 @@ async function runAll(ev) {
         await Promise.race([nextFrame(), new Promise((r) => setTimeout(r, 50)), woken]);
         if (state.cancelled) return false;
         rows = state.lab.run_here(entry.id, fit, (p) => { progress(p.fraction); return state.cancelled; });
+      } else if (entry.runs_in === "counted") {
+        const seconds = state.lab.sample_s();
+        // The messages in the worker, alone; the timeouts on the page's own thread.
+        const { times, counts, elapsed } = entry.id === "message-channel"
+          ? await runInWorker(entry.id, settings, false, progress, { kind: "count", seconds })
+          : await timeoutChain(seconds);
+        if (state.cancelled) return false;
+        rows = state.lab.add_counts(entry.id, new Float64Array(times), new Float64Array(counts), elapsed);
       } else {
-        const { readings, elapsed } = await sample(entry.id, state.lab.sample_s(), progress);
+        const { readings, elapsed } = await sample(entry.id, state.lab.sample_s(), progress, woken);
+        if (state.cancelled) return false;
         rows = state.lab.add_readings(entry.id, new Float64Array(readings), elapsed);
       }
     } catch (e) {
@@ -280,14 +294,15 @@ async function runAll(ev) {
     if (self.ticklabTimes.firstResultMs === undefined) self.ticklabTimes.firstResultMs = performance.now();
     return true;
   };
-  for (const job of jobs.filter((j) => j.entry.runs_in !== "sampled")) {
+  const waits = (j) => j.entry.runs_in === "sampled" || j.entry.runs_in === "counted";
+  for (const job of jobs.filter((j) => !waits(j))) {
     if (!(await runJob(job))) break;
   }
-  // The clocks the page samples wait on frames and tasks, not on one another: read together,
-  // they take one sampling budget, not one each.
+  // The clocks the page samples or counts wait on frames, tasks and messages, not on one
+  // another: read together, they take one sampling budget, not one each.
   if (!state.cancelled) {
-    status("Sampling the frame and audio clocks…");
-    await Promise.all(jobs.filter((j) => j.entry.runs_in === "sampled").map(runJob));
+    status("Sampling the frame, audio, animation and message clocks…");
+    await Promise.all(jobs.filter(waits).map(runJob));
   }
   finish(t0);
 }
@@ -350,6 +365,7 @@ function renderSummary(rows = state.lab.rows()) {
     tr.append(notes);
     body.append(tr);
   }
+  $("ranking").textContent = state.lab.ranking() ?? "";
 }
 
 function renderDetailChoice() {
@@ -373,6 +389,8 @@ function renderDetail() {
   if (d.tick) {
     $("tick-text").textContent = d.tick;
     for (const v of ["raw", "sorted", "diff_sorted", "histogram"]) plot(`plot-${v}`, id, v);
+    $("grid-figure").hidden = !d.views.includes("grid");
+    if (d.views.includes("grid")) plot("plot-grid", id, "grid");
   }
   if (d.overhead) {
     $("overhead-text").textContent = d.overhead;
@@ -437,6 +455,7 @@ export async function start({ stopHeadline, takeOver, runAsked }) {
   self.ticklabExportJson = () => state.lab.export_json();
   self.ticklabMatrixCsv = () => state.lab.matrix_csv(sortBy.key, sortBy.descending);
   state.entries = state.lab.choices();
+  watchEvents();
   renderHeaders();
   renderContext();
   renderChoice();

@@ -1,7 +1,9 @@
 // The lab's worker: spins on clocks so the page never freezes. One message in, one clock
 // measured, progress and the clock's report posted back; or reports read into digests for
-// Compare; or the playground's simulated clock; or, for ?bench, the page's figures.
+// Compare; or the playground's simulated clock; or a MessageChannel's messages counted; or,
+// for ?bench, the page's figures.
 import init, * as wasm from "./pkg/ticklab_www.js";
+import { pingPong } from "./counting.js";
 
 const { digest_report, run_clock } = wasm;
 
@@ -54,6 +56,11 @@ self.onmessage = async (ev) => {
     }
     if (ev.data.kind === "digests") {
       self.postMessage({ kind: "digests", out: await digests(ev.data.items) });
+      return;
+    }
+    if (ev.data.kind === "count") {
+      // Alone in this worker, the messages wait on nothing but each other.
+      self.postMessage({ kind: "result", id, report: await pingPong(ev.data.seconds, () => false) });
       return;
     }
     const cell = counter ? new Int32Array(counter) : undefined;

@@ -70,9 +70,23 @@ pub struct OverheadResult {
     /// clock; a CPU clock that does not count its own reads' time runs far slower).
     #[serde(default)]
     pub pace: Option<f64>,
+    /// The blocks of the doubling, shortest first: how the cost per read settles as a block
+    /// grows past the tick (version 5 on; none in older reports).
+    #[serde(default)]
+    pub doubling: Vec<BlockPoint>,
     /// Why the read cost cannot be right, when it cannot: it is then not given in ns.
     #[serde(default)]
     pub unusable: Option<Caveat>,
+}
+
+/// One timed block: its length in reads and what it gave a read, in counts (0 when the
+/// clock did not move over it).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BlockPoint {
+    /// Reads in the block.
+    pub reads: u64,
+    /// Counts of the clock per read.
+    pub per_read: f64,
 }
 
 /// Slowest pace, against the stopwatch, of a clock whose figures can be right: a CPU clock
@@ -193,12 +207,19 @@ pub fn measure<C: Clock + ?Sized>(
     } else {
         EDGE_WAIT.0
     };
+    let mut doubling = Vec::new();
     let rule_met = loop {
         let before = run.elapsed();
         let (a, b, n) = block(clock, len, wait);
         let took = run.elapsed() - before;
         reads += n;
         let d = info.diff(a, b);
+        if !info.looks_backwards(d) && doubling.len() < 64 {
+            doubling.push(BlockPoint {
+                reads: n,
+                per_read: d as f64 / n as f64,
+            });
+        }
         if info.looks_backwards(d) {
             // A step backwards spoils this block only; try it again.
             if run.check(0)?.is_some() {
@@ -318,6 +339,7 @@ pub fn measure<C: Clock + ?Sized>(
         stop,
         caveats,
         pace,
+        doubling,
         unusable,
     })
 }

@@ -11,7 +11,7 @@ use ticklab::fit::FitResult;
 use ticklab::overhead::OverheadResult;
 use ticklab::report::ClockReport;
 use ticklab::stats;
-use ticklab::tick::TickResult;
+use ticklab::tick::{EdgeGrid, TickResult};
 
 /// Why a plot could not be drawn.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -53,6 +53,8 @@ pub enum View {
     Histogram,
     /// The edge-to-edge intervals in the order taken.
     Edges,
+    /// The reads counted in each tick: a fixed grid's edges or a jittered clamp's.
+    Grid,
     /// The read cost of every timed block.
     Overhead,
     /// A fit's runs, minima and lines.
@@ -73,6 +75,7 @@ impl View {
             "diff_sorted" => View::DiffSorted,
             "histogram" => View::Histogram,
             "edges" => View::Edges,
+            "grid" => View::Grid,
             "overhead" => View::Overhead,
             "fit" => View::Fit(fit),
             "excess" => View::Excess(fit),
@@ -88,6 +91,7 @@ impl View {
             View::DiffSorted => "diff_sorted",
             View::Histogram => "histogram",
             View::Edges => "edges",
+            View::Grid => "grid",
             View::Overhead => "overhead",
             View::Fit(_) => "fit",
             View::Excess(_) => "excess",
@@ -97,8 +101,11 @@ impl View {
     /// Every view clock `c` has data for, in order: the tick's, the overhead's, each fit's.
     pub fn of(c: &ClockReport) -> Vec<View> {
         let mut out = Vec::new();
-        if c.tick.is_some() {
+        if let Some(t) = &c.tick {
             out.extend(View::TICK);
+            if t.edge_grid.as_ref().is_some_and(|g| !g.counts.is_empty()) {
+                out.push(View::Grid);
+            }
         }
         if c.overhead.is_some() {
             out.push(View::Overhead);
@@ -131,6 +138,13 @@ pub fn draw<DB: DrawingBackend>(
         view: what,
     };
     match view {
+        View::Grid => grid(
+            area,
+            c.tick
+                .as_ref()
+                .and_then(|t| t.edge_grid.as_ref())
+                .ok_or_else(|| missing("edges' grid".into()))?,
+        ),
         View::Overhead => overhead(
             area,
             c.overhead
@@ -451,8 +465,36 @@ struct Levels<'a> {
 /// No more labels than this on the bands, so they stay readable: every n-th band otherwise.
 const BAND_LABELS: usize = 10;
 
-/// The cost of one read in each timed block: the minimum is the cost, the rest is
-/// interference.
+/// The reads counted in each tick, in order, with the median and the long-tick line: a flat
+/// band on a fixed grid; spread from near 0 to twice the median when a clamp moves its
+/// edges; spikes above the line where a few edges moved.
+pub fn grid<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, g: &EdgeGrid) -> PlotResult {
+    let points: Vec<(f64, f64)> = g
+        .counts
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| (i as f64, c as f64))
+        .collect();
+    let median = g.reads[2];
+    let lines = [median, ticklab::tick::grid::LONG_TICK * median];
+    scatter_with_levels(
+        area,
+        "reads in each tick",
+        "tick, in order",
+        "reads",
+        &points,
+        &Levels {
+            at: &lines,
+            tick: None,
+        },
+        &|y| y <= 3.0 * median,
+    )
+}
+
+/// The cost of one read against the length of the block that gave it: the doubling's
+/// blocks, short ones of a coarse clock at 0 (it did not move) or a whole tick shared by few
+/// reads, then the timed blocks at the length the Rule of 100 chose, their least (the line)
+/// the cost and the rest interference.
 pub fn overhead<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     o: &OverheadResult,
@@ -463,8 +505,31 @@ pub fn overhead<DB: DrawingBackend>(
         }
         _ => (1.0, "counts per read"),
     };
-    let v: Vec<f64> = o.samples.iter().map(|&c| c * factor).collect();
-    histogram(area, &v, 60, unit)
+    let log2 = |reads: u64| (reads.max(1) as f64).log2();
+    let mut points: Vec<(f64, f64)> = o
+        .doubling
+        .iter()
+        .map(|b| (log2(b.reads), b.per_read * factor))
+        .collect();
+    let at = log2(o.block_reads);
+    points.extend(o.samples.iter().map(|&c| (at, c * factor)));
+    let least = [o.per_read_counts * factor];
+    // A short block that caught a whole tick is far above the cost: marked, not scaled to.
+    let mut timed: Vec<f64> = o.samples.iter().map(|&c| c * factor).collect();
+    stats::sort_f64(&mut timed);
+    let typical = timed.get(timed.len() / 2).copied().unwrap_or(f64::INFINITY);
+    scatter_with_levels(
+        area,
+        "cost per read against block length",
+        "reads per block, log₂",
+        unit,
+        &points,
+        &Levels {
+            at: &least,
+            tick: None,
+        },
+        &|y| y <= 4.0 * typical,
+    )
 }
 
 /// Timings sorted: flat steps, one per multiple of the tick.

@@ -21,6 +21,22 @@ pub struct Context {
     pub shared_memory: bool,
     /// Whether the AudioContext was suspended when its clocks were sampled.
     pub audio_suspended: bool,
+    /// The web APIs the page's implicit clocks are built on, as the page found them.
+    pub apis: Apis,
+}
+
+/// Which of the APIs the implicit clocks need the page has (each a clock, or its reason).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct Apis {
+    /// document.timeline (Web Animations).
+    pub timeline: bool,
+    /// CSS animations read back through getComputedStyle.
+    pub css_animation: bool,
+    /// AudioWorkletNode.
+    pub audio_worklet: bool,
+    /// PerformanceObserver with "event" entries (Event Timing).
+    pub event_timing: bool,
 }
 
 /// Every clock of the page, by the stable identifier the page and its tests use
@@ -76,6 +92,24 @@ pub enum ClockId {
     /// getOutputTimestamp().performanceTime.
     #[serde(rename = "audio.performanceTime")]
     AudioPerformanceTime,
+    /// document.timeline.currentTime (Web Animations).
+    #[serde(rename = "timeline.currentTime")]
+    Timeline,
+    /// A CSS animation's progress read back through getComputedStyle.
+    #[serde(rename = "css-animation")]
+    CssAnimation,
+    /// An AudioWorklet's currentFrame, posted to the page at each render quantum.
+    #[serde(rename = "audio-worklet.currentFrame")]
+    AudioWorkletFrame,
+    /// Messages bounced between a MessageChannel's two ports, counted.
+    #[serde(rename = "message-channel")]
+    MessageChannel,
+    /// A chain of setTimeout(0) callbacks, counted.
+    #[serde(rename = "setTimeout-chain")]
+    SetTimeoutChain,
+    /// The durations Event Timing reports of the page's input events.
+    #[serde(rename = "event-timing")]
+    EventTiming,
 }
 
 impl ClockId {
@@ -83,12 +117,15 @@ impl ClockId {
     pub fn is_audio(self) -> bool {
         matches!(
             self,
-            ClockId::AudioCurrentTime | ClockId::AudioContextTime | ClockId::AudioPerformanceTime
+            ClockId::AudioCurrentTime
+                | ClockId::AudioContextTime
+                | ClockId::AudioPerformanceTime
+                | ClockId::AudioWorkletFrame
         )
     }
 
     /// Every id, in the order the page runs them.
-    pub const ALL: [ClockId; 16] = [
+    pub const ALL: [ClockId; 22] = [
         ClockId::PerformanceNow,
         ClockId::DateNow,
         ClockId::TimeOriginPlusNow,
@@ -105,6 +142,12 @@ impl ClockId {
         ClockId::AudioCurrentTime,
         ClockId::AudioContextTime,
         ClockId::AudioPerformanceTime,
+        ClockId::Timeline,
+        ClockId::CssAnimation,
+        ClockId::AudioWorkletFrame,
+        ClockId::MessageChannel,
+        ClockId::SetTimeoutChain,
+        ClockId::EventTiming,
     ];
 
     /// The identifier as the page writes it.
@@ -126,6 +169,12 @@ impl ClockId {
             ClockId::AudioCurrentTime => "audio.currentTime",
             ClockId::AudioContextTime => "audio.contextTime",
             ClockId::AudioPerformanceTime => "audio.performanceTime",
+            ClockId::Timeline => "timeline.currentTime",
+            ClockId::CssAnimation => "css-animation",
+            ClockId::AudioWorkletFrame => "audio-worklet.currentFrame",
+            ClockId::MessageChannel => "message-channel",
+            ClockId::SetTimeoutChain => "setTimeout-chain",
+            ClockId::EventTiming => "event-timing",
         }
     }
 
@@ -148,6 +197,9 @@ pub enum Place {
     Main,
     /// Read at moments the browser chooses (frames, tasks), on the main thread.
     Sampled,
+    /// A count of events (messages, timeouts) kept by the page, its rate calibrated
+    /// against performance.now.
+    Counted,
 }
 
 /// One clock of the page.
@@ -436,10 +488,139 @@ pub fn entries(ctx: &Context) -> Vec<Entry> {
         Place::Sampled,
         false,
         false,
-        no_audio,
+        no_audio.clone(),
         1e6,
     );
+    implicit(ctx, &claim, &mut push, no_audio);
     out
+}
+
+/// The clocks a page builds from APIs that were never meant as clocks (Schwarz et al.,
+/// "Fantastic Timers"; Rokicki et al., "SoK: In Search of Lost Time").
+fn implicit(
+    ctx: &Context,
+    claim: &dyn Fn(ClockInfo) -> ClockInfo,
+    push: &mut dyn FnMut(ClockId, ClockInfo, Place, bool, bool, Option<String>, f64),
+    no_audio: Option<String>,
+) {
+    let lacks = |has: bool, what: &str| (!has).then(|| format!("this browser has no {what}"));
+    push(
+        ClockId::Timeline,
+        claim(ns_clock(
+            "document.timeline.currentTime",
+            ClockKind::Monotonic,
+            "Web Animations' document timeline: the time of the current frame, the same for \
+             every read until the next",
+        )),
+        Place::Sampled,
+        false,
+        false,
+        lacks(ctx.apis.timeline, "document.timeline (Web Animations)"),
+        1e6,
+    );
+    push(
+        ClockId::CssAnimation,
+        claim(
+            ns_clock(
+                "CSS animation (computed text-indent)",
+                ClockKind::Monotonic,
+                "An empty element's text-indent animated linearly by 1 px a millisecond, read \
+                 back with getComputedStyle: time as a style value",
+            )
+            .with_mapping("count = round(px × 1e6): one px is 1 ms"),
+        ),
+        Place::Sampled,
+        false,
+        false,
+        lacks(
+            ctx.apis.css_animation,
+            "CSS animations read back by getComputedStyle",
+        ),
+        1e6,
+    );
+    // currentFrame counts sample frames: its period is the sample rate's, exactly.
+    let frames = ctx
+        .audio_sample_rate
+        .filter(|sr| sr.fract() == 0.0 && *sr >= 1.0 && *sr <= 1e7)
+        .and_then(|sr| ticklab::clock::Ratio::new(1_000_000_000, sr as u64).ok());
+    let worklet = ClockInfo::new(
+        "AudioWorklet currentFrame",
+        ClockKind::Monotonic,
+        frames.map_or(CountPeriod::Unknown, |ns| CountPeriod::Exact { ns }),
+    )
+    .with_description(
+        "An AudioWorklet's process() posts its currentFrame to the page at every render \
+         quantum: the audio thread's own count of sample frames",
+    );
+    let worklet = match frames {
+        Some(ns) => worklet.with_claim(
+            128.0 * ns.as_f64(),
+            "Web Audio: process() runs once per render quantum of 128 frames",
+        ),
+        None => worklet,
+    };
+    push(
+        ClockId::AudioWorkletFrame,
+        worklet,
+        Place::Sampled,
+        false,
+        false,
+        no_audio.or_else(|| lacks(ctx.apis.audio_worklet, "AudioWorklet")),
+        1.0,
+    );
+    push(
+        ClockId::MessageChannel,
+        ClockInfo::new(
+            "MessageChannel ping-pong counter",
+            ClockKind::Counter,
+            CountPeriod::Unknown,
+        )
+        .with_description(
+            "The two ports of a MessageChannel bounce one message on the page's thread; each \
+             arrival counts one. Its rate is calibrated against performance.now",
+        ),
+        Place::Counted,
+        false,
+        false,
+        None,
+        1.0,
+    );
+    push(
+        ClockId::SetTimeoutChain,
+        ClockInfo::new(
+            "setTimeout(0) chain",
+            ClockKind::Counter,
+            CountPeriod::Unknown,
+        )
+        .with_description(
+            "Each setTimeout(0) callback sets the next and counts one. Its rate is calibrated \
+             against performance.now",
+        )
+        .with_claim(
+            4e6,
+            "HTML: a timeout nested more than 5 deep waits at least 4 ms",
+        ),
+        Place::Counted,
+        false,
+        false,
+        None,
+        1.0,
+    );
+    push(
+        ClockId::EventTiming,
+        ns_clock(
+            "Event Timing duration",
+            ClockKind::Monotonic,
+            "The durations Event Timing gives the page's own input events (a click, a key) \
+             of 16 ms or more, and its first input: their differences, sorted, show the step",
+        )
+        .with_claim(8e6, "W3C Event Timing: durations rounded to 8 ms"),
+        Place::Sampled,
+        false,
+        false,
+        lacks(ctx.apis.event_timing, "Event Timing (no \"event\" entries)"),
+        1e6,
+    );
 }
 
 /// The entry with `id`.

@@ -208,7 +208,13 @@ pub(crate) fn build(entry: &Entry, counter: Option<Int32Array>) -> Result<Built,
         ClockId::Raf
         | ClockId::AudioCurrentTime
         | ClockId::AudioContextTime
-        | ClockId::AudioPerformanceTime => {
+        | ClockId::AudioPerformanceTime
+        | ClockId::Timeline
+        | ClockId::CssAnimation
+        | ClockId::AudioWorkletFrame
+        | ClockId::MessageChannel
+        | ClockId::SetTimeoutChain
+        | ClockId::EventTiming => {
             return Err(format!(
                 "'{}' is not read by spinning on it",
                 entry.id.as_str()

@@ -217,6 +217,27 @@ impl Lab {
         self.rows()
     }
 
+    /// The tick of counted clock `id` from `counts` read at `times_ms` of performance.now
+    /// over `elapsed_s`; keeps it and returns the summary rows.
+    pub fn add_counts(
+        &mut self,
+        id: &str,
+        times_ms: Vec<f64>,
+        counts: Vec<f64>,
+        elapsed_s: f64,
+    ) -> Result<JsValue, JsError> {
+        let id = ClockId::parse(id).map_err(js_err)?;
+        self.session
+            .add_counts(id, &times_ms, &counts, elapsed_s)
+            .map_err(js_err)?;
+        self.rows()
+    }
+
+    /// The line ranking the clocks measured, finest first, or nothing yet.
+    pub fn ranking(&self) -> Option<String> {
+        self.session.ranking()
+    }
+
     /// Assembles the run's report (kept here) from what the page knows of itself:
     /// `{cpus, hidden_during_run}`.
     pub fn finish(&mut self, facts: JsValue) -> Result<(), JsError> {

@@ -144,6 +144,7 @@ pub fn run(k: &Knobs, seed: u64) -> Result<ClockReport, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ticklab::tick::Grid;
 
     fn knobs(tick: f64, jitter: bool, read: f64, per_n: f64) -> Knobs {
         Knobs {
@@ -165,6 +166,27 @@ mod tests {
             let f = &r.fits[0];
             let slope = f.slope_ns.unwrap();
             assert!((slope - 10.0).abs() < 0.5, "{tick} {jitter}: slope {slope}");
+        }
+    }
+
+    /// The jitter switch is what the edges' grid answers, at every tick the slider offers
+    /// with enough reads in a tick to tell.
+    #[test]
+    fn the_edges_grid_follows_the_jitter_switch() {
+        for tick in [4.0, 5.0, 6.0] {
+            for jitter in [false, true] {
+                for seed in [1, 2, 3] {
+                    let r = run(&knobs(tick, jitter, 1.5, 0.0), seed).unwrap();
+                    let g = r.tick.as_ref().and_then(|t| t.edge_grid.clone());
+                    let g = g.unwrap_or_else(|| panic!("{tick} {jitter}: no grid"));
+                    let want = if jitter {
+                        Grid::Jittered
+                    } else {
+                        Grid::NotSeen
+                    };
+                    assert_eq!(g.grid, want, "{tick} {jitter} {seed}: {g:?}");
+                }
+            }
         }
     }
 

@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 use ticklab::caveat::Caveat;
+use ticklab::clock::{ClockInfo, CountPeriod};
 use ticklab::export::Table;
 use ticklab::present::{self, SummaryRow};
 use ticklab::report::{ClockReport, Environment, ExperimentError, Platform, Report};
@@ -113,11 +114,25 @@ pub struct Session {
     crossings: Crossings,
 }
 
+/// ns per count of a counter read `counts` at `times_ms`, from its first reading to its
+/// last, and that span in ms; none unless both moved forward.
+fn calibration(times_ms: &[f64], counts: &[f64]) -> Option<(f64, f64)> {
+    let n = times_ms.len().min(counts.len());
+    if n < 2 {
+        return None;
+    }
+    let span_ms = times_ms[n - 1] - times_ms[0];
+    let moved = counts[n - 1] - counts[0];
+    let ns = span_ms * 1e6 / moved;
+    (span_ms > 0.0 && moved > 0.0 && ns.is_finite()).then_some((ns, span_ms))
+}
+
 fn place_label(p: Place) -> &'static str {
     match p {
         Place::Worker => "worker",
         Place::Main => "main thread",
         Place::Sampled => "sampled per frame or task",
+        Place::Counted => "counted against performance.now",
     }
 }
 
@@ -190,7 +205,11 @@ impl Session {
         self.report = None;
     }
 
-    fn add(&mut self, id: ClockId, report: ClockReport) -> SummaryRow {
+    fn add(&mut self, id: ClockId, mut report: ClockReport) -> SummaryRow {
+        // Its tick may say which of the browser's documented clamps applies (Firefox's
+        // resistFingerprinting).
+        let browser = catalogue::browser(&self.ctx.user_agent);
+        ticklab_first::hold_against_applicable(&mut report, browser, self.ctx.isolated);
         self.results.retain(|(i, _)| *i != id);
         self.results.push((id, report));
         // A clock's read cost against the clock it reads underneath, measured so far.
@@ -238,17 +257,76 @@ impl Session {
         readings: &[f64],
         elapsed_s: f64,
     ) -> Result<SummaryRow, String> {
-        let sample_s = self.settings()?.sample_s;
         let entry = self.entry(id).clone();
         if !entry.available {
             let why = entry.reason.clone().unwrap_or_default();
             return Ok(self.add(id, ClockReport::unavailable(entry.info, why)));
         }
-        let mut report = ClockReport::new(entry.info.clone());
+        self.tick_of(id, entry.info, readings, entry.counts_per_unit, elapsed_s)
+    }
+
+    /// The tick of counted clock `id` (a count of messages or timeouts) from `counts` read
+    /// at `times_ms` of performance.now over `elapsed_s`: its rate is calibrated from the
+    /// first pair to the last.
+    pub fn add_counts(
+        &mut self,
+        id: ClockId,
+        times_ms: &[f64],
+        counts: &[f64],
+        elapsed_s: f64,
+    ) -> Result<SummaryRow, String> {
+        let entry = self.entry(id).clone();
+        if !entry.available {
+            let why = entry.reason.clone().unwrap_or_default();
+            return Ok(self.add(id, ClockReport::unavailable(entry.info, why)));
+        }
+        let mut info = entry.info;
+        match calibration(times_ms, counts) {
+            Some((ns, span_ms)) => {
+                info.period = CountPeriod::Calibrated {
+                    ns,
+                    against: format!("performance.now over {span_ms:.0} ms"),
+                }
+            }
+            None => {
+                let mut report = ClockReport::new(info);
+                report.errors.push(ExperimentError::new(
+                    "tick",
+                    &Error::NoData(Caveat::TooFewReadings {
+                        readings: counts.len().min(times_ms.len()) as u64,
+                    }),
+                ));
+                return Ok(self.add(id, report));
+            }
+        }
+        self.tick_of(id, info, counts, 1.0, elapsed_s)
+    }
+
+    fn tick_of(
+        &mut self,
+        id: ClockId,
+        info: ClockInfo,
+        readings: &[f64],
+        counts_per_unit: f64,
+        elapsed_s: f64,
+    ) -> Result<SummaryRow, String> {
+        let sample_s = self.settings()?.sample_s;
+        let mut report = ClockReport::new(info.clone());
         let mut counts = Vec::with_capacity(readings.len());
+        // Durations are a set, not a series: sorted, their differences are the steps of
+        // their rounding (diff(sort()), as in "Finding Timer Resolution and Overhead").
+        let sorted;
+        let readings = if id == ClockId::EventTiming {
+            let mut r = readings.to_vec();
+            r.sort_by(f64::total_cmp);
+            sorted = r;
+            &sorted[..]
+        } else {
+            readings
+        };
         let mut bad = 0usize;
         for v in readings {
-            let c = (v * entry.counts_per_unit).round();
+            let c = (v * counts_per_unit).round();
             if (0.0..1.8e19).contains(&c) {
                 counts.push(c as u64);
             } else {
@@ -261,13 +339,12 @@ impl Session {
         } else {
             Stop::Samples
         };
-        match tick::from_readings(
-            &entry.info,
-            &counts,
-            elapsed_s,
-            stop,
-            &TickOptions::new(budget),
-        ) {
+        let estimate = if self.entry(id).place == Place::Counted {
+            tick::from_counts
+        } else {
+            tick::from_readings
+        };
+        match estimate(&info, &counts, elapsed_s, stop, &TickOptions::new(budget)) {
             Ok(mut t) => {
                 if bad > 0 {
                     t.caveats.push(Caveat::BadReadings {
@@ -277,15 +354,40 @@ impl Session {
                 report.tick = Some(t);
             }
             // A suspended audio context's clocks stand still: said as such, not as frozen.
-            Err(Error::Frozen { .. }) if self.ctx.audio_suspended && id.is_audio() => {
+            Err(Error::Frozen { .. } | Error::NoData(Caveat::TooFewReadings { .. }))
+                if self.ctx.audio_suspended && id.is_audio() =>
+            {
                 report.errors.push(ExperimentError::new(
                     "tick",
                     &Error::NoData(Caveat::AudioSuspended),
                 ))
             }
+            // Durations all alike: nothing froze, there is just no difference to show a step.
+            Err(Error::Frozen { reads, .. }) if id == ClockId::EventTiming => report.errors.push(
+                ExperimentError::new("tick", &Error::NoData(Caveat::OneValue { readings: reads })),
+            ),
+            // Event Timing times the visitor's own input: none yet is no fault of the clock.
+            Err(Error::NoData(Caveat::TooFewReadings { readings }))
+                if id == ClockId::EventTiming =>
+            {
+                report.errors.push(ExperimentError::new(
+                    "tick",
+                    &Error::NoData(Caveat::FewInputEvents { events: readings }),
+                ))
+            }
             Err(e) => report.errors.push(ExperimentError::new("tick", &e)),
         }
         Ok(self.add(id, report))
+    }
+
+    /// The line ranking the clocks measured so far, finest first.
+    pub fn ranking(&self) -> Option<String> {
+        let steps = self
+            .results
+            .iter()
+            .filter_map(|(id, r)| crate::ranking::step(*id, self.entry(*id).place, r))
+            .collect();
+        crate::ranking::line(steps)
     }
 
     /// The report of the run, the same schema as `ticklab run --json`, kept here.
@@ -613,5 +715,51 @@ mod tests {
         assert!(s.share().unwrap_err().contains("run the lab first"));
         assert!(s.export().unwrap_err().contains("run the lab first"));
         assert!(s.settings().is_err());
+    }
+}
+
+#[cfg(test)]
+mod counted {
+    use super::*;
+
+    /// A counter read at the edges of a 100 µs clock, its counts per edge jittered by ±20 %:
+    /// its tick is one count, as long as one count takes on average.
+    #[test]
+    fn a_counted_clock_ticks_one_count_at_its_calibrated_rate() {
+        let mut s = Session::new(Context::default());
+        s.set_settings(&RawSettings::default()).unwrap();
+        s.start();
+        let mut rng = ticklab::rng::SplitMix64::new(7);
+        for per_edge in [10.3, 0.6, 100.7, 3.4] {
+            let (mut t, mut c, mut acc) = (0.0, 0.0f64, 0.0f64);
+            let (mut ts, mut cs) = (vec![], vec![]);
+            while t < 500.0 {
+                t += 0.1;
+                acc += per_edge * (0.8 + 0.4 * rng.unit());
+                if acc.floor() > c {
+                    c = acc.floor();
+                    ts.push(t);
+                    cs.push(c);
+                }
+            }
+            s.add_counts(ClockId::MessageChannel, &ts, &cs, 0.5)
+                .unwrap();
+            let tick = s.results.last().unwrap().1.tick.clone().unwrap();
+            assert_eq!(tick.exact_gcd, 1);
+            // One count by construction: no bound of the sampling's cadence.
+            assert!(tick.estimate.reliable && tick.caveats.contains(&Caveat::Counted));
+            let truth = 100_000.0 / per_edge;
+            let got = tick.tick_ns.unwrap();
+            assert!(
+                (got / truth - 1.0).abs() < 0.02,
+                "{per_edge}: {got} ns against {truth}"
+            );
+        }
+        // Fewer than two readings, or a count that never moved: a reason, not a rate.
+        for (ts, cs) in [(&[1.0][..], &[1.0][..]), (&[1.0, 2.0][..], &[5.0, 5.0][..])] {
+            s.add_counts(ClockId::SetTimeoutChain, ts, cs, 0.5).unwrap();
+            let r = &s.results.last().unwrap().1;
+            assert!(r.tick.is_none() && !r.errors.is_empty());
+        }
     }
 }

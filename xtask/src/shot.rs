@@ -89,9 +89,10 @@ pub fn run(width: u32, out: &Path, browser: Browser, url: Option<String>) -> Res
     Ok(())
 }
 
-/// What a visitor sees, for docs/: the page at a desktop's width and on a phone, and every
-/// plot of performance.now at 5 µs (Chromium, isolated), 100 µs (Chromium) and 1 ms
-/// (Firefox), and the playground; each a full run against `ticklab serve`.
+/// What a visitor sees, for docs/: the page at a desktop's width (Chromium and WebKit) and on
+/// a phone, and every plot of performance.now at 5 µs (Chromium, isolated), 100 µs
+/// (Chromium), 1 ms (Firefox and WebKit) and 20 µs (WebKit, isolated), and the playground;
+/// each a full run against `ticklab serve`.
 pub fn docs() -> Result<(), String> {
     let drivers = crate::browsers::ensure()?;
     let root = crate::workspace_root();
@@ -129,6 +130,8 @@ pub fn docs() -> Result<(), String> {
         (Browser::Chromium, true, "views-5us.png"),
         (Browser::Chromium, false, "views-100us.png"),
         (Browser::Firefox, false, "views-1ms.png"),
+        (Browser::WebKit, true, "views-webkit-20us.png"),
+        (Browser::WebKit, false, "views-webkit-1ms.png"),
     ] {
         let extra: &[&str] = if isolated { &[] } else { &["--no-isolation"] };
         let (_server, url) = serve(&bin, &site, &report, extra)?;
@@ -153,7 +156,20 @@ pub fn docs() -> Result<(), String> {
                 )
                 .await
                 .map_err(|e| e.to_string())?;
-                let details = element(c, "details").await?;
+                // WebKit's driver shoots an element from the page's top: scrolled to it, the
+                // window (taller than the section) is the picture.
+                let details = if browser == Browser::WebKit {
+                    c.execute(
+                        "document.getElementById('details').scrollIntoView(); return 0",
+                        vec![],
+                    )
+                    .await
+                    .map_err(|e| e.to_string())?;
+                    tokio::time::sleep(Duration::from_millis(300)).await;
+                    c.screenshot().await.map_err(|e| e.to_string())?
+                } else {
+                    element(c, "details").await?
+                };
                 let desktop = if isolated {
                     c.set_window_size(1280, 1000)
                         .await
@@ -187,7 +203,11 @@ pub fn docs() -> Result<(), String> {
         })?;
         save(name, png.0)?;
         if let Some(d) = png.1 {
-            save("desktop.png", d)?;
+            let desktop = match browser {
+                Browser::WebKit => "desktop-webkit.png",
+                _ => "desktop.png",
+            };
+            save(desktop, d)?;
         }
         if browser == Browser::Chromium && isolated {
             save("playground.png", png.2)?;

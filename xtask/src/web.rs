@@ -12,8 +12,9 @@ use crate::{step, workspace_root, WASM};
 /// BENCHMARKS.md says why). The first answer's module costs what it shares with the lab a
 /// second time (the tick estimator, number formatting, the words, the allocator: 65 KB),
 /// the price of a first answer from 70 KB instead of 260. Raised from 330 KB for failures
-/// as data, WebKit's claims and the edges' grid (332 KB).
-pub const BUDGET_GZ_BYTES: u64 = 340 * 1000;
+/// as data, WebKit's claims and the edges' grid (334 KB), then for the implicit clocks,
+/// their ranking, the grid's and the overhead's plots and resistFingerprinting (350 KB).
+pub const BUDGET_GZ_BYTES: u64 = 360 * 1000;
 
 /// Budget for the first answer's module (wasm and JavaScript), gzipped: what a phone
 /// downloads before the headline.

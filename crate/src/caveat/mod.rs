@@ -32,6 +32,13 @@ pub enum Caveat {
     Sampled,
     /// Too few changes among the sampled readings.
     FewChanges { changes: u64 },
+    /// A count of events (messages, timeouts): its tick is one event by construction, its
+    /// length the count's rate calibrated against another clock.
+    Counted,
+    /// Every value of a set (durations) was the same: no difference to show a step.
+    OneValue { readings: u64 },
+    /// Event Timing had timed too few of the page's input events to show a step.
+    FewInputEvents { events: u64 },
     /// Sampled readings that were not finite non-negative times, left out.
     BadReadings { readings: u64 },
     /// Every interval has the same length: the tick divides it, and may be smaller.
@@ -274,6 +281,9 @@ mod tests {
             Caveat::FewEdges { edges: 4 },
             Caveat::Sampled,
             Caveat::FewChanges { changes: 5 },
+            Caveat::Counted,
+            Caveat::OneValue { readings: 8 },
+            Caveat::FewInputEvents { events: 2 },
             Caveat::BadReadings { readings: 6 },
             Caveat::SingleLevel,
             Caveat::FewIntervals { intervals: 7 },

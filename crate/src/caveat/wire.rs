@@ -42,6 +42,7 @@ const FIELDS: &[(&str, Ty)] = &[
     ("differences", Ty::Count),
     ("edges", Ty::Count),
     ("changes", Ty::Count),
+    ("events", Ty::Count),
     ("readings", Ty::Count),
     ("intervals", Ty::Count),
     ("gcd", Ty::Count),
@@ -165,6 +166,13 @@ impl Read {
             "sampled" => Caveat::Sampled,
             "few_changes" => Caveat::FewChanges {
                 changes: r.count("changes")?,
+            },
+            "counted" => Caveat::Counted,
+            "one_value" => Caveat::OneValue {
+                readings: r.count("readings")?,
+            },
+            "few_input_events" => Caveat::FewInputEvents {
+                events: r.count("events")?,
             },
             "bad_readings" => Caveat::BadReadings {
                 readings: r.count("readings")?,
@@ -364,6 +372,9 @@ impl Caveat {
             Caveat::FewEdges { .. } => "few_edges",
             Caveat::Sampled => "sampled",
             Caveat::FewChanges { .. } => "few_changes",
+            Caveat::Counted => "counted",
+            Caveat::OneValue { .. } => "one_value",
+            Caveat::FewInputEvents { .. } => "few_input_events",
             Caveat::BadReadings { .. } => "bad_readings",
             Caveat::SingleLevel => "single_level",
             Caveat::FewIntervals { .. } => "few_intervals",
@@ -432,6 +443,8 @@ impl Serialize for Caveat {
             Caveat::Backwards { differences: v } => count("differences", *v)?,
             Caveat::FewEdges { edges: v } => count("edges", *v)?,
             Caveat::FewChanges { changes: v } => count("changes", *v)?,
+            Caveat::OneValue { readings: v } => count("readings", *v)?,
+            Caveat::FewInputEvents { events: v } => count("events", *v)?,
             Caveat::BadReadings { readings: v } => count("readings", *v)?,
             Caveat::FewIntervals { intervals: v } => count("intervals", *v)?,
             Caveat::GcdSpoiled { gcd: v } => count("gcd", *v)?,

@@ -47,6 +47,17 @@ pub fn caveat(c: &Caveat) -> String {
              be missed"
             .into(),
         Caveat::FewChanges { changes } => format!("only {changes} changes seen: sample for longer"),
+        Caveat::Counted => "a count of events: its tick is one event, as long as the count's \
+             rate against performance.now says; single events vary about it"
+            .into(),
+        Caveat::OneValue { readings } => {
+            format!("all {readings} values were the same: no difference between them shows a step")
+        }
+        Caveat::FewInputEvents { events } => format!(
+            "Event Timing has timed {events} input events of this page: it times only clicks, \
+             taps and keys that take 16 ms or more, and the first one; use the page a while \
+             (click, type), then run again"
+        ),
         Caveat::BadReadings { readings } => {
             format!("{readings} readings were not finite non-negative times; left out")
         }

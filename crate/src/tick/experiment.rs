@@ -127,7 +127,14 @@ pub fn measure<C: Clock + ?Sized>(
         } else {
             rpc[rpc.len() / 2].clamp(1, 1 << 16)
         };
-        for _ in 0..64u32 {
+        // A coarse clock's edges are exact ticks and its dithered timings cost ticks each:
+        // its budget goes mostly to edges, which also tell a jittered clamp from a grid.
+        let dithers = if typical >= grid::MIN_GRID_READS as u64 {
+            16
+        } else {
+            64
+        };
+        for _ in 0..dithers {
             if let Some(s) = run.poll(&mut timing_pace, (edges.len() + timings.len()) as u64)? {
                 break 'outer s;
             }

@@ -16,14 +16,40 @@ pub const MIN_GRID_PAIRS: usize = 24;
 /// finely enough to see where it fell.
 pub const MIN_GRID_READS: f64 = 16.0;
 /// At or below this correlation of consecutive counts the edges are jittered (uniform
-/// switch points give −0.5); at or above [`NOT_SEEN_FROM`] no jitter is seen (a fixed grid
-/// read at a noisy pace gives zero, within a few hundredths). Between, it cannot tell. A
-/// weak jitter hides in the noise of the pace: Firefox's 1 ms clamp, whose consecutive
-/// counts correlate −0.3 to −0.5 over 600 edges of a plain JavaScript loop, gives −0.04 to
-/// −0.19 over 0.2 s in the lab's worker; so no jitter seen is not a fixed grid proven.
+/// switch points give −0.5), however few the pairs; at or above [`NOT_SEEN_FROM`] no jitter
+/// is seen (a fixed grid read at a noisy pace gives zero, within a few hundredths). Between,
+/// it cannot tell. A weak jitter hides in the noise of the pace: Firefox's 1 ms clamp,
+/// whose consecutive counts correlate −0.3 to −0.5 over 600 edges of a plain JavaScript
+/// loop, gives −0.21 to −0.33 over 360 pairs in the lab's worker; so no jitter seen is not
+/// a fixed grid proven.
 pub const JITTERED_BELOW: f64 = -0.25;
+/// With many pairs, a weaker anti-correlation is jittered too: one below 2.5 standard
+/// errors of a fixed grid's zero (1/√pairs), and never above this.
+pub const JITTERED_MANY: f64 = -0.18;
+
+/// The correlation at or below which `pairs` consecutive counts say "jittered": a fixed
+/// grid goes below it by chance once in 160 times at most.
+pub fn jittered_below(pairs: u64) -> f64 {
+    (-2.5 / (pairs.max(1) as f64).sqrt()).clamp(JITTERED_BELOW, JITTERED_MANY)
+}
 /// See [`JITTERED_BELOW`].
 pub const NOT_SEEN_FROM: f64 = -0.12;
+/// A tick that held more than this many times the median count of reads lasted longer than
+/// a tick: the pace of reading falls in a stall, it does not rise by a third, so only a
+/// moved edge makes one. Firefox's 1 ms clamp moves a few edges in a hundred (5 to 9 % of
+/// ticks this long, over 1500 edges of a plain JavaScript loop, the rest within 2 % of
+/// the median), too few to anti-correlate the counts clearly; Chromium's moves every edge
+/// (25 %); WebKit's fixed grid none (0 of 1500).
+pub const LONG_TICK: f64 = 1.3;
+/// Share of long ticks, and fewest of them, that say "jittered" on their own.
+pub const LONG_SHARE: f64 = 0.02;
+/// See [`LONG_SHARE`].
+pub const LONG_FEWEST: usize = 3;
+/// Counts whose 5th to 95th percentiles lie within this share of the median, or within
+/// [`TIGHT_READS`], show no jitter whatever their correlation.
+pub const TIGHT_SPREAD: f64 = 0.02;
+/// See [`TIGHT_SPREAD`].
+pub const TIGHT_READS: f64 = 4.0;
 
 /// What the counts say of the edges.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,9 +77,20 @@ pub struct EdgeGrid {
     /// consecutive edges (counts held within a quarter and seven quarters of the median, so
     /// one pause weighs no more than a tick's worth).
     pub correlation: f64,
-    /// What the correlation says.
+    /// Share of single-tick edges that held more than [`LONG_TICK`] times the median count
+    /// of reads (version 5 on).
+    #[serde(default)]
+    pub long_share: f64,
+    /// What the correlation and the long ticks say.
     pub grid: Grid,
+    /// Reads counted in each single-tick edge, in order, the first [`KEEP_COUNTS`]: the
+    /// evidence, plotted (version 5 on).
+    #[serde(default)]
+    pub counts: Vec<u64>,
 }
+
+/// Counts kept for the plot.
+pub const KEEP_COUNTS: usize = 512;
 
 /// The grid of edges from `spacing`, (reads counted, step in counts, whether it follows
 /// the one before) of each edge after a whole wait, for a clock of `tick` counts; `None`
@@ -109,14 +146,25 @@ pub fn edge_grid(spacing: &[(u64, u64, bool)], tick: f64) -> Option<EdgeGrid> {
     } else {
         0.0
     };
+    let long = counts
+        .iter()
+        .filter(|&&c| c as f64 > LONG_TICK * s.median)
+        .count();
+    let long_share = long as f64 / counts.len() as f64;
+    let moved = long >= LONG_FEWEST && long_share >= LONG_SHARE;
+    // Counts alike to a few reads: a steady pace on a fixed grid, whose counts alternate as
+    // the reads' phase beats against the edges (anti-correlated, like jitter, but by a read).
+    let tight = s.p95 - s.p05 <= (TIGHT_SPREAD * s.median).max(TIGHT_READS);
     Some(EdgeGrid {
         edges: counts.len() as u64,
         pairs: pairs as u64,
         reads: [s.p05, s.p25, s.median, s.p75, s.p95],
         correlation,
-        grid: if correlation <= JITTERED_BELOW {
+        long_share,
+        counts: counts.iter().copied().take(KEEP_COUNTS).collect(),
+        grid: if moved || (!tight && correlation <= jittered_below(pairs as u64)) {
             Grid::Jittered
-        } else if correlation >= NOT_SEEN_FROM {
+        } else if tight || (correlation >= NOT_SEEN_FROM && long == 0) {
             Grid::NotSeen
         } else {
             Grid::Unclear
@@ -133,13 +181,24 @@ mod tests {
     /// edges as the experiment takes them: on a fixed grid read at a drifting pace, or each
     /// edge at its own point within `width` of the interval.
     fn spacing(width: f64, n: usize) -> Vec<(u64, u64, bool)> {
+        sparse(width, 1.0, n)
+    }
+
+    /// The same with only a share `moved` of the edges off the grid, the rest on it.
+    fn sparse(width: f64, moved: f64, n: usize) -> Vec<(u64, u64, bool)> {
         let mut rng = SplitMix64::new(3);
         let mut last = 0.0;
         let mut pace = 1.0;
         (1..=n)
             .map(|k| {
                 pace = (pace + (rng.below(21) as f64 - 10.0) * 0.0005).clamp(0.8, 1.2);
-                let at = k as f64 + width * rng.below(1000) as f64 / 1000.0;
+                let off = rng.unit() < moved;
+                let at = k as f64
+                    + if off {
+                        width * rng.below(1000) as f64 / 1000.0
+                    } else {
+                        0.0
+                    };
                 let reads = ((at * 1000.0 - last) * pace).max(1.0) as u64;
                 last = at * 1000.0;
                 (reads, 100, k % 64 != 1)
@@ -160,6 +219,30 @@ mod tests {
                 "{width}: {jit:?}"
             );
         }
+        assert_eq!(jittered_below(60), JITTERED_BELOW);
+        assert_eq!(jittered_below(10_000), JITTERED_MANY);
+        // A fixed grid never says jittered, at any number of pairs.
+        for n in [100, 400, 1600] {
+            let fixed = edge_grid(&spacing(0.0, n), 100.0).unwrap();
+            assert!(fixed.grid != Grid::Jittered, "{n}: {fixed:?}");
+        }
+        // A few edges in a hundred moved (Firefox's 1 ms clamp): long ticks tell it.
+        let few = edge_grid(&sparse(1.0, 0.08, 150), 100.0).unwrap();
+        assert!(
+            few.grid == Grid::Jittered && few.long_share > 0.02,
+            "{few:?}"
+        );
+        // Stalls shorten ticks' counts, never lengthen them: a grid read with pauses is no jitter.
+        let stalled: Vec<_> = spacing(0.0, 400)
+            .iter()
+            .enumerate()
+            .map(|(i, &(r, s, f))| (if i % 9 == 0 { r / 3 } else { r }, s, f))
+            .collect();
+        let stalled = edge_grid(&stalled, 100.0).unwrap();
+        assert!(
+            stalled.grid != Grid::Jittered && stalled.long_share == 0.0,
+            "{stalled:?}"
+        );
         let wide = edge_grid(&spacing(1.0, 200), 100.0).unwrap();
         assert!(wide.reads[0] < 400.0 && wide.reads[4] > 1600.0, "{wide:?}");
     }

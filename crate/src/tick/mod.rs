@@ -181,6 +181,15 @@ fn estimate_clock(
 /// bound (too few intervals, none shorter than the reading cadence) can show a clock finer
 /// than claimed, or one as fine, but never one coarser: "≤ 16.666 ms" of frames says
 /// nothing against a 5 µs claim.
+impl TickResult {
+    /// Holds the tick against another claim, `claimed_ns`: the one that applies, once the
+    /// measurement has told which of several a platform documents.
+    pub fn hold_against(&mut self, claimed_ns: f64) {
+        self.claimed_ns = Some(claimed_ns);
+        self.verdict = tick_verdict(&self.estimate, self.tick_ns, self.claimed_ns);
+    }
+}
+
 fn tick_verdict(e: &TickEstimate, tick_ns: Option<f64>, claimed_ns: Option<f64>) -> Verdict {
     match verdict(tick_ns, claimed_ns) {
         Verdict::NoClaim => Verdict::NoClaim,
@@ -235,6 +244,31 @@ fn bound_by_cadence(
         estimate.reliable = false;
         Caveat::BoundByCadence { cadence }
     })
+}
+
+/// The tick of a count of events (messages, timeouts) read at moments of another clock,
+/// `info.period` its rate calibrated against that clock: one count by construction when the
+/// readings step by one, and then no bound of the sampling's cadence; otherwise what the
+/// readings show, as for any sampled clock.
+pub fn from_counts(
+    info: &ClockInfo,
+    readings: &[u64],
+    elapsed_s: f64,
+    stop: Stop,
+    opts: &TickOptions,
+) -> Result<TickResult> {
+    let mut t = from_readings(info, readings, elapsed_s, stop, opts)?;
+    if t.exact_gcd == 1 && t.estimate.found() && t.estimate.tick == 1.0 {
+        t.caveats
+            .retain(|c| !matches!(c, Caveat::Sampled | Caveat::BoundByCadence { .. }));
+        t.estimate.reliable = !t
+            .caveats
+            .iter()
+            .any(|c| matches!(c, Caveat::FewChanges { .. }));
+        t.caveats.insert(0, Caveat::Counted);
+        t.verdict = tick_verdict(&t.estimate, t.tick_ns, t.claimed_ns);
+    }
+    Ok(t)
 }
 
 /// Relative tolerance of the estimate from sampled readings.

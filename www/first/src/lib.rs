@@ -48,19 +48,76 @@ pub fn browser(user_agent: &str) -> Browser {
 
 /// The resolution this browser documents for performance.now in this context, in ns, and
 /// where that figure comes from.
+/// Every clock on performance.now's timeline (Event.timeStamp, requestAnimationFrame's time
+/// stamps, the animation timeline) is coarsened by the same code, so shares this figure.
 pub fn documented_clamp(b: Browser, isolated: bool) -> Option<(f64, &'static str)> {
     match (b, isolated) {
-        (Browser::Chromium, false) => {
-            Some((100_000.0, "Chromium: 100 µs, not cross-origin isolated"))
-        }
-        (Browser::Chromium, true) => Some((5_000.0, "Chromium: 5 µs, cross-origin isolated")),
-        (Browser::Firefox, false) => {
-            Some((1_000_000.0, "Firefox: 1 ms, not cross-origin isolated"))
-        }
-        (Browser::Firefox, true) => Some((20_000.0, "Firefox: 20 µs, cross-origin isolated")),
-        (Browser::Safari, false) => Some((1_000_000.0, "Safari: 1 ms, not cross-origin isolated")),
-        (Browser::Safari, true) => Some((20_000.0, "Safari: 20 µs, cross-origin isolated")),
+        (Browser::Chromium, false) => Some((
+            100_000.0,
+            "Chromium: 100 µs, jittered, not cross-origin isolated, per Blink's time_clamper.h",
+        )),
+        (Browser::Chromium, true) => Some((
+            5_000.0,
+            "Chromium: 5 µs, jittered, cross-origin isolated, per Blink's time_clamper.h",
+        )),
+        (Browser::Firefox, false) => Some((
+            1_000_000.0,
+            "Firefox: 1 ms, jittered, not cross-origin isolated, per nsRFPService.cpp",
+        )),
+        (Browser::Firefox, true) => Some((
+            20_000.0,
+            "Firefox: 20 µs, cross-origin isolated, per nsRFPService.cpp",
+        )),
+        (Browser::Safari, false) => Some((
+            1_000_000.0,
+            "Safari: 1 ms, not cross-origin isolated, per WebCore's Performance.cpp",
+        )),
+        (Browser::Safari, true) => Some((
+            20_000.0,
+            "Safari: 20 µs, cross-origin isolated, per WebCore's Performance.cpp",
+        )),
         (Browser::Other, _) => None,
+    }
+}
+
+/// Firefox's clamp under privacy.resistFingerprinting: a 60th of a second.
+pub const RESIST_FINGERPRINTING_NS: f64 = 50_000_000.0 / 3.0;
+const RESIST_FINGERPRINTING: &str =
+    "Firefox with privacy.resistFingerprinting: 16.67 ms, per nsRFPService.cpp";
+
+/// The figure a clock coarsened as performance.now is should be held against: the
+/// documented clamp of the context, or, in a Firefox whose clock measured a 60th of a
+/// second, resistFingerprinting's (a page cannot read the setting; its tick tells).
+pub fn applicable_clamp(
+    b: Browser,
+    isolated: bool,
+    measured_ns: Option<f64>,
+) -> Option<(f64, &'static str)> {
+    match (b, measured_ns) {
+        (Browser::Firefox, Some(t)) if (t / RESIST_FINGERPRINTING_NS - 1.0).abs() < 0.01 => {
+            Some((RESIST_FINGERPRINTING_NS, RESIST_FINGERPRINTING))
+        }
+        _ => documented_clamp(b, isolated),
+    }
+}
+
+/// Holds `report`'s tick against the clamp that applies, when its claim was the documented
+/// clamp of this context: the same clock, its verdict against the right figure.
+pub fn hold_against_applicable(report: &mut ClockReport, b: Browser, isolated: bool) {
+    let Some((_, documented)) = documented_clamp(b, isolated) else {
+        return;
+    };
+    if report.info.claimed.as_ref().map(|c| c.source.as_str()) != Some(documented) {
+        return;
+    }
+    let Some(t) = &mut report.tick else {
+        return;
+    };
+    if let Some((ns, source)) = applicable_clamp(b, isolated, t.tick_ns) {
+        if source != documented {
+            report.info = report.info.clone().with_claim(ns, source);
+            t.hold_against(ns);
+        }
     }
 }
 
@@ -156,7 +213,10 @@ pub struct Headline {
 /// The headline for performance.now's `report`, in a page of `user_agent`, isolated or not.
 pub fn headline(report: &ClockReport, user_agent: &str, isolated: bool) -> Headline {
     let b = browser(user_agent);
-    let here = documented_clamp(b, isolated);
+    let mut report = report.clone();
+    hold_against_applicable(&mut report, b, isolated);
+    let report = &report;
+    let here = applicable_clamp(b, isolated, report.tick.as_ref().and_then(|t| t.tick_ns));
     let there = documented_clamp(b, !isolated);
     let tick = present::tick(report, &[]);
     let verdict = match (&report.tick, here) {
@@ -278,6 +338,38 @@ mod tests {
             h.verdict.starts_with("matches the claim (Chromium: 100 µs"),
             "{}",
             h.verdict
+        );
+    }
+
+    /// A Firefox with privacy.resistFingerprinting clamps to a 60th of a second: the tick
+    /// tells, and the verdict holds it against that figure, not the 1 ms of the context.
+    #[test]
+    fn resist_fingerprinting_is_told_by_its_tick() {
+        let tl = Timeline::new(1_000_000_000_000);
+        let time = SimTime::new(&tl, 25_000, 5_000, 7);
+        let mut now = Clamp::new(time, ClampStyle::Firefox, 16_666_667, 7).unwrap();
+        *now.info_mut() = worker_now_info(FIREFOX, false);
+        let mut stopwatch = tl.stopwatch();
+        let r = measure(&mut now, &mut stopwatch, 1);
+        let h = headline(&r, FIREFOX, false);
+        assert!(
+            h.verdict
+                .starts_with("matches the claim (Firefox with privacy.resistFingerprinting"),
+            "{h:?}"
+        );
+        // Only a clock claimed with the documented clamp is held against another.
+        let mut other = r.clone();
+        other.info = other.info.clone().with_claim(4e6, "its own");
+        hold_against_applicable(&mut other, Browser::Firefox, false);
+        assert_eq!(other.info.claimed.unwrap().ns, 4e6);
+        // A 1 ms tick stays against the documented 1 ms.
+        assert_eq!(
+            applicable_clamp(Browser::Firefox, false, Some(1e6)),
+            documented_clamp(Browser::Firefox, false)
+        );
+        assert_eq!(
+            applicable_clamp(Browser::Chromium, false, Some(RESIST_FINGERPRINTING_NS)),
+            documented_clamp(Browser::Chromium, false)
         );
     }
 }
