@@ -327,15 +327,16 @@ pub fn grid_key(g: Grid) -> &'static str {
 pub fn grid_note(g: &EdgeGrid) -> String {
     let [p05, p25, median, p75, p95] = g.reads.map(|r| format!("{r:.0}"));
     let (c, pairs) = (g.correlation, g.pairs);
-    let long = percent(g.long_share);
+    let moved = percent(g.moved_share);
     match g.grid {
         Grid::Jittered => format!(
             "edges jittered: the reads between consecutive edges (median {median}, from {p05} \
-             to {p95}) correlate {c:.2} with the next count, over {pairs} pairs, and {long} of \
-             the ticks held over 1.3 times the median count, which a stall of the reading \
-             cannot make: a late edge lengthens one tick and shortens the next, as when each \
-             interval switches at its own point; interpolation, which counts reads to the next \
-             edge, cannot time a run on this clock"
+             to {p95}) correlate {c:.2} with the next count, over {pairs} pairs, and {moved} of \
+             the pairs are a moved edge, one tick over 1.3 times the median count beside one \
+             as far under, together two ticks' worth: a late edge lengthens one tick and \
+             shortens the next, as when each interval switches at its own point; \
+             interpolation, which counts reads to the next edge, cannot time a run on this \
+             clock"
         ),
         Grid::NotSeen => format!(
             "no jitter seen in the edges: {median} reads between consecutive edges (quartiles \

@@ -34,15 +34,19 @@ pub fn jittered_below(pairs: u64) -> f64 {
 }
 /// See [`JITTERED_BELOW`].
 pub const NOT_SEEN_FROM: f64 = -0.12;
-/// A tick that held more than this many times the median count of reads lasted longer than
-/// a tick: the pace of reading falls in a stall, it does not rise by a third, so only a
-/// moved edge makes one. Firefox's 1 ms clamp moves a few edges in a hundred (5 to 9 % of
-/// ticks this long, over 1500 edges of a plain JavaScript loop, the rest within 2 % of
-/// the median), too few to anti-correlate the counts clearly; Chromium's moves every edge
-/// (25 %); WebKit's fixed grid none (0 of 1500).
+/// A tick that held more than this many times the median count of reads, beside one as far
+/// under and the two together two ticks' worth, is an edge that moved: a stall shortens one
+/// tick, a fast stretch of reading lengthens one, neither makes the pair. Firefox's 1 ms
+/// clamp moves a few edges in a hundred (5 to 9 % of ticks over 1.3 times the median, over
+/// 1500 edges of a plain JavaScript loop, the rest within 2 % of it), too few to
+/// anti-correlate the counts clearly; Chromium's moves every edge (25 %); WebKit's fixed
+/// grid none (0 of 1500).
 pub const LONG_TICK: f64 = 1.3;
-/// Share of long ticks, and fewest of them, that say "jittered" on their own.
+/// Share of consecutive pairs, and fewest of them, that are a moved edge (a long tick
+/// beside a short one, together two ticks' worth) and say "jittered" on their own.
 pub const LONG_SHARE: f64 = 0.02;
+/// How near two ticks' worth of reads a moved edge's pair must come, as a share of a tick.
+pub const PAIR_SUM: f64 = 0.15;
 /// See [`LONG_SHARE`].
 pub const LONG_FEWEST: usize = 3;
 /// Counts whose 5th to 95th percentiles lie within this share of the median, or within
@@ -77,10 +81,11 @@ pub struct EdgeGrid {
     /// consecutive edges (counts held within a quarter and seven quarters of the median, so
     /// one pause weighs no more than a tick's worth).
     pub correlation: f64,
-    /// Share of single-tick edges that held more than [`LONG_TICK`] times the median count
-    /// of reads (version 5 on).
+    /// Share of consecutive single-tick pairs that are a moved edge: one tick over
+    /// [`LONG_TICK`] times the median count of reads beside one as far under, together two
+    /// ticks' worth (version 5 on).
     #[serde(default)]
-    pub long_share: f64,
+    pub moved_share: f64,
     /// What the correlation and the long ticks say.
     pub grid: Grid,
     /// Reads counted in each single-tick edge, in order, the first [`KEEP_COUNTS`]: the
@@ -146,12 +151,28 @@ pub fn edge_grid(spacing: &[(u64, u64, bool)], tick: f64) -> Option<EdgeGrid> {
     } else {
         0.0
     };
-    let long = counts
-        .iter()
-        .filter(|&&c| c as f64 > LONG_TICK * s.median)
-        .count();
-    let long_share = long as f64 / counts.len() as f64;
-    let moved = long >= LONG_FEWEST && long_share >= LONG_SHARE;
+    let m = s.median;
+    // A moved edge: a long tick beside a short one, the two together two ticks' worth of
+    // reads. A reading that ran fast for a tick (no collection in it, where the median had
+    // one) lengthens that tick alone.
+    let mut moved_edges = 0usize;
+    let mut adjacent = 0usize;
+    for w in spacing.windows(2) {
+        if !(single(w[0].1) && single(w[1].1) && w[1].2) {
+            continue;
+        }
+        adjacent += 1;
+        let (a, b) = (w[0].0 as f64, w[1].0 as f64);
+        let (hi, lo) = (a.max(b), a.min(b));
+        if hi > LONG_TICK * m
+            && lo < (2.0 - LONG_TICK) * m
+            && (a + b - 2.0 * m).abs() < PAIR_SUM * m
+        {
+            moved_edges += 1;
+        }
+    }
+    let moved_share = moved_edges as f64 / adjacent.max(1) as f64;
+    let moved = moved_edges >= LONG_FEWEST && moved_share >= LONG_SHARE;
     // Counts alike to a few reads: a steady pace on a fixed grid, whose counts alternate as
     // the reads' phase beats against the edges (anti-correlated, like jitter, but by a read).
     let tight = s.p95 - s.p05 <= (TIGHT_SPREAD * s.median).max(TIGHT_READS);
@@ -160,11 +181,11 @@ pub fn edge_grid(spacing: &[(u64, u64, bool)], tick: f64) -> Option<EdgeGrid> {
         pairs: pairs as u64,
         reads: [s.p05, s.p25, s.median, s.p75, s.p95],
         correlation,
-        long_share,
+        moved_share,
         counts: counts.iter().copied().take(KEEP_COUNTS).collect(),
         grid: if moved || (!tight && correlation <= jittered_below(pairs as u64)) {
             Grid::Jittered
-        } else if tight || (correlation >= NOT_SEEN_FROM && long == 0) {
+        } else if tight || (correlation >= NOT_SEEN_FROM && moved_edges == 0) {
             Grid::NotSeen
         } else {
             Grid::Unclear
@@ -229,8 +250,20 @@ mod tests {
         // A few edges in a hundred moved (Firefox's 1 ms clamp): long ticks tell it.
         let few = edge_grid(&sparse(1.0, 0.08, 150), 100.0).unwrap();
         assert!(
-            few.grid == Grid::Jittered && few.long_share > 0.02,
+            few.grid == Grid::Jittered && few.moved_share > 0.02,
             "{few:?}"
+        );
+        // A reading that runs fast now and then (the median tick held a collection, these
+        // did not) lengthens single ticks: no moved edge.
+        let fast: Vec<_> = spacing(0.0, 400)
+            .iter()
+            .enumerate()
+            .map(|(i, &(r, s, f))| (if i % 7 == 0 { r * 3 / 2 } else { r }, s, f))
+            .collect();
+        let fast = edge_grid(&fast, 100.0).unwrap();
+        assert!(
+            fast.grid != Grid::Jittered && fast.moved_share < 0.02,
+            "{fast:?}"
         );
         // Stalls shorten ticks' counts, never lengthen them: a grid read with pauses is no jitter.
         let stalled: Vec<_> = spacing(0.0, 400)
@@ -240,7 +273,7 @@ mod tests {
             .collect();
         let stalled = edge_grid(&stalled, 100.0).unwrap();
         assert!(
-            stalled.grid != Grid::Jittered && stalled.long_share == 0.0,
+            stalled.grid != Grid::Jittered && stalled.moved_share == 0.0,
             "{stalled:?}"
         );
         let wide = edge_grid(&spacing(1.0, 200), 100.0).unwrap();
