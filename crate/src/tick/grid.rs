@@ -47,6 +47,9 @@ pub const LONG_TICK: f64 = 1.3;
 pub const LONG_SHARE: f64 = 0.02;
 /// How near two ticks' worth of reads a moved edge's pair must come, as a share of a tick.
 pub const PAIR_SUM: f64 = 0.15;
+/// The 95th percentile of the counts over the median beyond which they spread above it,
+/// as jitter spreads them and stalls do not.
+pub const HIGH_SPREAD: f64 = 1.15;
 /// See [`LONG_SHARE`].
 pub const LONG_FEWEST: usize = 3;
 /// Counts whose 5th to 95th percentiles lie within this share of the median, or within
@@ -172,6 +175,9 @@ pub fn edge_grid(spacing: &[(u64, u64, bool)], tick: f64) -> Option<EdgeGrid> {
         }
     }
     let moved_share = moved_edges as f64 / adjacent.max(1) as f64;
+    // Stalls alone (a WebKit worker's, every few ticks) shorten ticks and can anti-correlate
+    // the counts of a few dozen pairs by chance: jitter spreads them above the median too.
+    let above = s.p95 > HIGH_SPREAD * m;
     let moved = moved_edges >= LONG_FEWEST && moved_share >= LONG_SHARE;
     // Counts alike to a few reads: a steady pace on a fixed grid, whose counts alternate as
     // the reads' phase beats against the edges (anti-correlated, like jitter, but by a read).
@@ -183,7 +189,7 @@ pub fn edge_grid(spacing: &[(u64, u64, bool)], tick: f64) -> Option<EdgeGrid> {
         correlation,
         moved_share,
         counts: counts.iter().copied().take(KEEP_COUNTS).collect(),
-        grid: if moved || (!tight && correlation <= jittered_below(pairs as u64)) {
+        grid: if moved || (!tight && above && correlation <= jittered_below(pairs as u64)) {
             Grid::Jittered
         } else if tight || (correlation >= NOT_SEEN_FROM && moved_edges == 0) {
             Grid::NotSeen
@@ -272,6 +278,15 @@ mod tests {
             .map(|(i, &(r, s, f))| (if i % 9 == 0 { r / 3 } else { r }, s, f))
             .collect();
         let stalled = edge_grid(&stalled, 100.0).unwrap();
+        // Stalls every other pair, each followed by a full tick and then a slow one: the
+        // counts anti-correlate, but nothing lies above the median.
+        let seesaw: Vec<_> = spacing(0.0, 400)
+            .iter()
+            .enumerate()
+            .map(|(i, &(r, s, f))| (if i % 4 == 0 { r / 4 } else { r }, s, f))
+            .collect();
+        let seesaw = edge_grid(&seesaw, 100.0).unwrap();
+        assert!(seesaw.grid != Grid::Jittered, "{seesaw:?}");
         assert!(
             stalled.grid != Grid::Jittered && stalled.moved_share == 0.0,
             "{stalled:?}"
