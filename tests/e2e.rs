@@ -982,8 +982,13 @@ fn the_page_refuses_bad_input_and_imports_and_cancels_within_100_ms() {
 }
 
 /// Three loads of the page with no click: each shows performance.now's tick in `#headline`
-/// on its own. Returns the ticks and when each appeared (ms from navigation start).
-async fn headlines(browser: Browser, driver: &Path, url: &str) -> Result<Vec<(f64, f64)>, String> {
+/// on its own. Returns the ticks, when each appeared (ms from navigation start) and the
+/// verdict beside it.
+async fn headlines(
+    browser: Browser,
+    driver: &Path,
+    url: &str,
+) -> Result<Vec<(f64, f64, String)>, String> {
     let s = open(browser, driver, (1280, 1000)).await?;
     let c = &s.client;
     let out = async {
@@ -999,7 +1004,8 @@ async fn headlines(browser: Browser, driver: &Path, url: &str) -> Result<Vec<(f6
             let v = js(
                 c,
                 "return [Number(document.getElementById('headline').dataset.tickNs),
-                         self.ticklabTimes.headlineMs, self.ticklabErrors]",
+                         self.ticklabTimes.headlineMs, self.ticklabErrors,
+                         document.getElementById('headline-verdict').textContent]",
             )
             .await?;
             if v[2] != serde_json::json!([]) {
@@ -1008,6 +1014,7 @@ async fn headlines(browser: Browser, driver: &Path, url: &str) -> Result<Vec<(f6
             out.push((
                 v[0].as_f64().unwrap_or(f64::NAN),
                 v[1].as_f64().unwrap_or(f64::NAN),
+                v[3].as_str().unwrap_or_default().to_string(),
             ));
         }
         Ok(out)
@@ -1050,8 +1057,18 @@ fn the_answer_comes_first_without_a_click() {
             drop::<Option<(Guard, String)>>(served);
             drop(host);
             let want = if isolated { isolated_ns } else { plain_ns };
-            for (tick, _) in &loads {
+            for (tick, _, verdict) in &loads {
                 assert_eq!(*tick, want, "{browser:?} {mode}: {loads:?}");
+                // Held against this browser's figure for this context, and matching it.
+                assert!(
+                    verdict.starts_with("matches the claim (")
+                        && verdict.contains(if isolated {
+                            ", cross-origin isolated, per"
+                        } else {
+                            ", not cross-origin isolated, per"
+                        }),
+                    "{browser:?} {mode}: {verdict}"
+                );
             }
             // The time is a benchmark figure (`cargo xtask bench`), recorded here.
             summary.push_str(&format!(
