@@ -294,15 +294,21 @@ async function runAll(ev) {
     if (self.ticklabTimes.firstResultMs === undefined) self.ticklabTimes.firstResultMs = performance.now();
     return true;
   };
-  const waits = (j) => j.entry.runs_in === "sampled" || j.entry.runs_in === "counted";
-  for (const job of jobs.filter((j) => !waits(j))) {
+  const runs = (where) => (j) => j.entry.runs_in === where;
+  for (const job of jobs.filter((j) => runs("worker")(j) || runs("main")(j))) {
     if (!(await runJob(job))) break;
   }
-  // The clocks the page samples or counts wait on frames, tasks and messages, not on one
-  // another: read together, they take one sampling budget, not one each.
+  // The clocks the page samples wait on frames and tasks, not on one another: read together,
+  // they take one sampling budget, not one each.
   if (!state.cancelled) {
-    status("Sampling the frame, audio, animation and message clocks…");
-    await Promise.all(jobs.filter(waits).map(runJob));
+    status("Sampling the frame, audio and animation clocks…");
+    await Promise.all(jobs.filter(runs("sampled")).map(runJob));
+  }
+  // Counts of messages and timeouts are as fast as the thread they wait on is free: alone
+  // after the sampling (beside it, a setTimeout chain ran 4.1 to 7.8 ms a step, alone 4.0).
+  if (!state.cancelled) {
+    status("Counting messages and timeouts…");
+    await Promise.all(jobs.filter(runs("counted")).map(runJob));
   }
   finish(t0);
 }
