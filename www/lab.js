@@ -270,7 +270,7 @@ async function runAll(ev) {
         if (state.cancelled) return false;
         rows = state.lab.run_here(entry.id, fit, (p) => { progress(p.fraction); return state.cancelled; });
       } else if (entry.runs_in === "counted") {
-        const seconds = state.lab.sample_s();
+        const seconds = state.lab.count_s();
         // The messages in the worker, alone; the timeouts on the page's own thread.
         const { times, counts, elapsed } = entry.id === "message-channel"
           ? await runInWorker(entry.id, settings, false, progress, { kind: "count", seconds })

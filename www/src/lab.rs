@@ -164,6 +164,13 @@ impl Lab {
         Ok(self.session.settings().map_err(js_err)?.sample_s)
     }
 
+    /// Seconds a count of messages or timeouts runs: half the sampling time, as it runs
+    /// after the sampling (hundreds of counts calibrate a rate to within a tick of
+    /// performance.now over the span).
+    pub fn count_s(&self) -> Result<f64, JsError> {
+        Ok(self.session.settings().map_err(js_err)?.sample_s / 2.0)
+    }
+
     /// Forgets the last run.
     pub fn start(&mut self) {
         self.session.start();
