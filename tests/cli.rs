@@ -285,13 +285,17 @@ fn monotonic_ticks_in_nanoseconds_and_coarse_matches_its_claim() {
     // A high-resolution clock: at most a microsecond, however slow this machine is.
     assert!(fine.tick_ns.unwrap() <= 1000.0, "{:?}", fine.tick_ns);
     let coarse = r.clocks[1].tick.as_ref().unwrap();
-    assert_eq!(
-        coarse.verdict,
-        ticklab::tick::Verdict::Matches,
-        "{:?} vs {:?}",
-        coarse.tick_ns,
-        coarse.claimed_ns
-    );
+    // Its claim, or on a machine too busy to run the reader through every update (the
+    // scheduler's tick is the clock's), "too busy to tell" with the gaps that made it so:
+    // never a multiple of the tick.
+    match coarse.verdict {
+        ticklab::tick::Verdict::Matches => {}
+        ticklab::tick::Verdict::TooBusy => assert!(coarse.gaps.count > 0, "{:?}", coarse.gaps),
+        v => panic!(
+            "{v:?}: {:?} vs {:?}, gaps {:?}",
+            coarse.tick_ns, coarse.claimed_ns, coarse.gaps
+        ),
+    }
 }
 
 #[test]

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::caveat::Caveat;
 use crate::clock::Clock;
 use crate::error::{invalid, Error, Result};
-use crate::run::{Budget, Run, Stop};
+use crate::run::{Budget, Gaps, Loop, Run, Stop};
 use crate::stats::{self, Summary};
 use crate::tick;
 
@@ -77,6 +77,10 @@ pub struct OverheadResult {
     /// Why the read cost cannot be right, when it cannot: it is then not given in ns.
     #[serde(default)]
     pub unusable: Option<Caveat>,
+    /// Where the blocks were not running (version 6 on; none in older reports): the least
+    /// of many blocks is the cost, so a gap costs a block, not the answer.
+    #[serde(default)]
+    pub gaps: Gaps,
 }
 
 /// One timed block: its length in reads and what it gave a read, in counts (0 when the
@@ -139,11 +143,12 @@ pub fn repeat<T>(n: u64, mut read: impl FnMut() -> T) {
 /// A block of back-to-back reads laid edge to edge: it starts at the read that sees the
 /// clock change and ends at the first change after `len` reads, so its length is a whole
 /// number of ticks and quantization costs at most a read at each end, not a tick.
-/// Returns the readings at both edges and the reads between them; a clock that does not
+/// Returns the readings at both edges, the reads between them and the reads in all (the
+/// wait for the first edge too); a clock that does not
 /// change within `wait` reads gives a block that is not edge-aligned (its ends may be
 /// equal) and the caller treats it as it would any block.
 #[inline(never)]
-fn block<C: Clock + ?Sized>(clock: &mut C, len: u64, wait: u64) -> (u64, u64, u64) {
+fn block<C: Clock + ?Sized>(clock: &mut C, len: u64, wait: u64) -> (u64, u64, u64, u64) {
     let before = clock.read();
     let mut start = before;
     let mut spun = 0u64;
@@ -165,7 +170,7 @@ fn block<C: Clock + ?Sized>(clock: &mut C, len: u64, wait: u64) -> (u64, u64, u6
         end = clock.read();
         extra += 4;
     }
-    (start, end, len + extra)
+    (start, end, len + extra, 1 + spun + len + extra)
 }
 
 /// Longest block tried, in reads.
@@ -210,7 +215,7 @@ pub fn measure<C: Clock + ?Sized>(
     let mut doubling = Vec::new();
     let rule_met = loop {
         let before = run.elapsed();
-        let (a, b, n) = block(clock, len, wait);
+        let (a, b, n, _) = block(clock, len, wait);
         let took = run.elapsed() - before;
         reads += n;
         let d = info.diff(a, b);
@@ -258,7 +263,7 @@ pub fn measure<C: Clock + ?Sized>(
     let mut counted = 0u64;
     let wall_from = run.elapsed();
     let stop = loop {
-        let (a, b, n) = block(clock, len, wait);
+        let (a, b, n, all) = block(clock, len, wait);
         let d = info.diff(a, b);
         // A block over which the clock did not move says nothing of the read's cost.
         if d == 0 {
@@ -267,8 +272,9 @@ pub fn measure<C: Clock + ?Sized>(
             costs.push(d as f64 / n as f64);
             counted = counted.saturating_add(d);
         }
-        // At least one timed block even when the doubling used the whole budget.
-        if let Some(s) = run.check(costs.len() as u64)? {
+        // At least one timed block even when the doubling used the whole budget. Each
+        // check closes a block's stretch, watched for gaps.
+        if let Some(s) = run.check_watched(costs.len() as u64, Loop::Blocks, all as f64)? {
             if !costs.is_empty() {
                 break s;
             }
@@ -341,6 +347,7 @@ pub fn measure<C: Clock + ?Sized>(
         pace,
         doubling,
         unusable,
+        gaps: run.gaps().0,
     })
 }
 

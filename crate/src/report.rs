@@ -11,10 +11,11 @@ use crate::clock::ClockInfo;
 use crate::error::{Error, ErrorKind, Result};
 use crate::fit::FitResult;
 use crate::overhead::OverheadResult;
+use crate::run::Gaps;
 use crate::tick::TickResult;
 
 /// Version of the report schema this crate writes and reads.
-pub const SCHEMA_VERSION: u32 = 5;
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// Oldest version it reads: version 1 lacks the fields version 2 added (the data's quantum
 /// and exact tick, straddles, chance, pace, unusable figures), which read as absent; before
@@ -156,6 +157,20 @@ impl ClockReport {
             ..Self::new(info)
         }
     }
+
+    /// Where the tick and overhead experiments on this clock were not running, together (a
+    /// fit's runs are not watched: a run far slower than the others of its size may be an
+    /// engine still compiling the work, and the least run of each size is its time).
+    pub fn gaps(&self) -> Gaps {
+        let mut g = Gaps::default();
+        if let Some(t) = &self.tick {
+            g.add(&t.gaps);
+        }
+        if let Some(o) = &self.overhead {
+            g.add(&o.gaps);
+        }
+        g
+    }
 }
 
 /// A whole report.
@@ -185,6 +200,15 @@ impl Report {
             clocks: Vec::new(),
             interrupted: None,
         }
+    }
+
+    /// Where the experiments were not running, over every clock.
+    pub fn gaps(&self) -> Gaps {
+        let mut g = Gaps::default();
+        for c in &self.clocks {
+            g.add(&c.gaps());
+        }
+        g
     }
 
     /// The report as pretty JSON.

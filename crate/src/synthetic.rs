@@ -52,7 +52,18 @@ pub struct SimTime {
     jitter_ps: u64,
     hiccup_per_million: u64,
     hiccup_ps: u64,
+    starve: Option<Starve>,
     rng: SplitMix64,
+}
+
+/// A reader put to sleep at the moments a clock updates, as a scheduler whose tick is the
+/// clock's (CONFIG_HZ) hands a shared core to another task.
+#[derive(Clone, Debug)]
+struct Starve {
+    every_ps: u64,
+    per_million: u64,
+    most: u64,
+    last: u64,
 }
 
 impl SimTime {
@@ -64,8 +75,23 @@ impl SimTime {
             jitter_ps,
             hiccup_per_million: 0,
             hiccup_ps: 0,
+            starve: None,
             rng: SplitMix64::new(seed),
         }
+    }
+
+    /// Starves the reader: at the first read past each multiple of `every_ps`, with a chance
+    /// of `per_million` in a million, it sleeps 1 to `most` whole periods (at random) before
+    /// the read returns. With `every_ps` a coarse clock's tick and every crossing starved
+    /// for one period, the reader sees every other update only: steps of two ticks.
+    pub fn with_starvation(mut self, every_ps: u64, per_million: u64, most: u64) -> Self {
+        self.starve = Some(Starve {
+            every_ps: every_ps.max(1),
+            per_million,
+            most: most.max(1),
+            last: self.timeline.now_ps() / every_ps.max(1),
+        });
+        self
     }
 
     /// Adds interrupts: `per_million` reads in a million are followed by `ps` of lost time.
@@ -78,7 +104,18 @@ impl SimTime {
 
 impl TimeSource for SimTime {
     fn now_ps(&mut self) -> u64 {
-        let t = self.timeline.now_ps();
+        let mut t = self.timeline.now_ps();
+        if let Some(s) = &mut self.starve {
+            let k = t / s.every_ps;
+            if k > s.last {
+                if self.rng.below(1_000_000) < s.per_million {
+                    let j = 1 + self.rng.below(s.most);
+                    self.timeline.advance(j * s.every_ps);
+                    t = self.timeline.now_ps();
+                }
+                s.last = t / s.every_ps;
+            }
+        }
         let mut cost = self.read_cost_ps + self.rng.below(self.jitter_ps + 1);
         if self.hiccup_per_million > 0 && self.rng.below(1_000_000) < self.hiccup_per_million {
             cost += self.hiccup_ps;

@@ -447,3 +447,78 @@ fn an_interpolated_fit_with_budget_to_spare_spreads_its_runs_over_several_ticks(
     assert!(shortest < 0.3 * longest, "{shortest} ns of {longest}");
     assert!(f.elapsed_s <= 0.65, "{} s", f.elapsed_s);
 }
+
+/// Work that an engine compiles again, optimised, after its first `slow` runs: twenty times
+/// faster from then on, as WebKit's wasm ran the count-down.
+struct TiersUp {
+    timeline: Timeline,
+    slow: u64,
+    runs: u64,
+}
+
+impl ticklab::workload::Workload for TiersUp {
+    fn name(&self) -> &str {
+        "count"
+    }
+    fn unit(&self) -> &str {
+        "iteration"
+    }
+    fn max_n(&self) -> u64 {
+        1 << 40
+    }
+    fn work(&self, n: u64) -> f64 {
+        n as f64
+    }
+    fn n_for_work(&self, work: f64) -> u64 {
+        work.round().max(1.0) as u64
+    }
+    fn prepare(&mut self, _: u64) -> ticklab::Result<()> {
+        Ok(())
+    }
+    fn run(&mut self, n: u64) {
+        self.runs += 1;
+        let ps_per_unit = if self.runs <= self.slow { 14_000 } else { 700 };
+        self.timeline.advance(n * ps_per_unit);
+    }
+}
+
+/// The sizes a fit calibrated on slow code are far too small once the code runs fast: the
+/// fit chooses them again, and says so, instead of giving no slope.
+#[test]
+fn a_fit_recalibrates_when_the_work_tiers_up() {
+    let tl = Timeline::new(1_000_000_000);
+    // A 20 µs clamp (WebKit isolated) read at 60 ns.
+    let mut c = Clamp::new(
+        SimTime::new(&tl, 60_000, 0, 3),
+        ClampStyle::Firefox,
+        20_000,
+        3,
+    )
+    .unwrap();
+    let mut w = TiersUp {
+        timeline: tl.clone(),
+        slow: 120,
+        runs: 0,
+    };
+    let mut sw = tl.stopwatch();
+    let mut q = quiet;
+    let mut run = Run::new(&mut sw, &mut q);
+    let f = fit::measure(
+        &mut c,
+        &mut w,
+        20_000.0,
+        60.0,
+        &mut run,
+        &FitOptions::new(Budget::new(0.4, 100_000).unwrap()),
+    )
+    .unwrap();
+    let slope = f.slope_ns.unwrap_or(f64::NAN);
+    assert!((slope - 0.7).abs() < 0.05, "slope {slope}: {:?}", f.caveats);
+    assert!(
+        f.caveats
+            .iter()
+            .any(|c| matches!(c, Caveat::Recalibrated { before, after } if after > before)),
+        "{:?}",
+        f.caveats
+    );
+}

@@ -143,7 +143,8 @@ pub fn frequency_line(f: &CounterFrequency) -> String {
 /// Every clock's notes, under its name.
 fn notes(report: &Report) -> String {
     let mut s = String::new();
-    let run = present::run_notes(&report.environment);
+    let mut run = present::run_notes(&report.environment);
+    run.extend(present::run_gaps(report));
     if !run.is_empty() {
         s.push_str("\nthe run:\n");
         for l in run {

@@ -4,7 +4,7 @@
 use js_sys::Int32Array;
 use ticklab::clock::{Clock, ClockInfo, ClockKind, CountPeriod, FloatClock};
 use ticklab::interpolate::Interpolated;
-use ticklab::run::Stopwatch;
+use ticklab::run::{Stepped, Stopwatch};
 use ticklab::synthetic::{Clamp, ClampStyle, ClockTime, Jiffy, RoundedNs, SimTime, Timeline};
 use web_sys::Performance;
 
@@ -127,7 +127,9 @@ pub(crate) type Built = (Box<dyn Clock>, Box<dyn Stopwatch>);
 pub(crate) fn build(entry: &Entry, counter: Option<Int32Array>) -> Result<Built, String> {
     let perf = performance()?;
     let p = perf.clone();
-    let wall: Box<dyn Stopwatch> = Box::new(move || p.now() / 1000.0);
+    // performance.now moves in steps of 5 µs to 1 ms: the run watches its gaps in stretches
+    // long beside that step.
+    let wall: Box<dyn Stopwatch> = Box::new(Stepped::new(move || p.now() / 1000.0));
     let info = entry.info.clone();
     let seed = 0x5eed_0000 ^ js_sys::Date::now() as u64;
     let sim = |tl: &Timeline| SimTime::new(tl, 25_000, 5_000, seed);

@@ -33,7 +33,7 @@ pub fn step(id: ClockId, place: Place, report: &ClockReport) -> Option<Step> {
         return None;
     }
     let t = report.tick.as_ref()?;
-    let tick = t.tick_ns.filter(|ns| ns.is_finite() && *ns > 0.0)?;
+    let tick = t.told_ns().filter(|ns| ns.is_finite() && *ns > 0.0)?;
     // Durations (Event Timing) are a set, not a series: their changes mean nothing.
     let cadence = match (place, id) {
         (Place::Sampled, id) if id != ClockId::EventTiming => t

@@ -59,6 +59,13 @@ pub fn run() -> Result<(), String> {
         serde_json::from_str(&text).map_err(|e| format!("{}: {e}", native_json.display()))?;
 
     let (bin, report) = crate::lab::measure()?;
+    let native = std::fs::read_to_string(&report)
+        .map_err(|e| format!("{}: {e}", report.display()))
+        .and_then(|t| ticklab::Report::from_json(&t).map_err(|e| e.to_string()))?;
+    load.gaps.push(format!(
+        "`ticklab run`: {}",
+        ticklab::present::gaps(&native.gaps())
+    ));
     let drivers = crate::browsers::ensure()?;
     let site = target.join("site");
     let (server, url) = serve(&bin, &site, &report, &[])?;
@@ -73,9 +80,10 @@ pub fn run() -> Result<(), String> {
         (Browser::WebKit, "WebKit", &drivers.webkitdriver),
     ] {
         eprintln!("\n== the page's figures in {label}");
-        let (rows, agent) = rt.block_on(page(browser, label, driver, &url))?;
+        let (rows, agent, gaps) = rt.block_on(page(browser, label, driver, &url))?;
         figures.extend(rows);
         agents.push(agent);
+        load.gaps.push(format!("{label}'s full run: {gaps}"));
     }
 
     eprintln!("\n== the first answer over Slow 4G, cold, in headless Chromium at 390 px");
@@ -168,7 +176,7 @@ async fn page(
     label: &str,
     driver: &Path,
     url: &str,
-) -> Result<(Vec<Figure>, String), String> {
+) -> Result<(Vec<Figure>, String, String), String> {
     let s = open(browser, driver, (1280, 2000)).await?;
     let c = &s.client;
     let result = async {
@@ -284,6 +292,15 @@ async fn page(
             .execute("return self.ticklabTimes", vec![])
             .await
             .map_err(|e| format!("reading the run's times: {e}"))?;
+        let exported = c
+            .execute("return self.ticklabExportJson()", vec![])
+            .await
+            .map_err(|e| format!("exporting the run: {e}"))?;
+        let gaps = ticklab::Report::from_json(exported.as_str().unwrap_or_default())
+            .map_or_else(
+                |e| format!("not read ({e})"),
+                |r| ticklab::present::gaps(&r.gaps()),
+            );
         let run_ms = t["runMs"].as_f64();
         let first_ms = t["firstResultMs"].as_f64();
         let run_s = run_ms.map(|m| m / 1000.0);
@@ -317,7 +334,7 @@ async fn page(
             first_ms.map_or("not measured".into(), |m| format!("{:.2} s", m / 1000.0)),
             None,
         ));
-        Ok((rows, agent))
+        Ok((rows, agent, gaps))
     }
     .await;
     let _ = c.clone().close().await;

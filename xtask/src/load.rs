@@ -35,6 +35,8 @@ fn busy_over(window: Duration) -> Option<f64> {
 
 /// What was seen of the machine's load around a benchmark run.
 pub struct Load {
+    /// The gaps the lab saw in its own runs, each named ("the native run: no gap in ...").
+    pub gaps: Vec<String>,
     before: Option<f64>,
     after: Option<f64>,
     stolen: Option<f64>,
@@ -49,6 +51,7 @@ impl Load {
     /// Looks at the machine for a second before the run.
     pub fn before() -> Self {
         Self {
+            gaps: Vec::new(),
             before: busy_over(Duration::from_secs(1)),
             after: None,
             stolen: None,
@@ -81,6 +84,12 @@ impl Load {
             pct(self.after),
             pct(self.stolen)
         );
+        if !self.gaps.is_empty() {
+            s.push_str(&format!(
+                "; the lab's own watch of its loops (times it was not running): {}",
+                self.gaps.join("; ")
+            ));
+        }
         if self.busy() {
             s.push_str(
                 ": **the machine was busy**, and figures of time (the runs, the page's full \

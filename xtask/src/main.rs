@@ -13,12 +13,14 @@ use std::process::{Command, ExitCode};
 const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
-  test    everything CI runs: format check, clippy (host, wasm32, aarch64 Linux and macOS),
-          the page's build and size, all tests (end to end in headless Chromium and Firefox
-          against ticklab serve; the command built for aarch64 Linux and run under
-          qemu-user), the page's wasm tests in both browsers; installs the browsers,
+  test [--beside N]
+          everything CI runs: format check, clippy (host, wasm32, aarch64 Linux and macOS),
+          the page's build and size, all tests (end to end in headless Chromium, Firefox
+          and WebKit against ticklab serve; the command built for aarch64 Linux and run
+          under qemu-user), the page's wasm tests in both browsers, then the command's and
+          the starved clocks' tests again beside two busy loops; installs the browsers,
           drivers, wasm-bindgen-cli, qemu-user-static and the aarch64 cross compiler when
-          missing
+          missing. --beside N runs all of it beside N busy loops (a shared machine)
   lab     build the page and the ticklab command, measure every clock of this machine
           (target/ticklab/report.json and SVG plots), and serve the lab on
           http://127.0.0.1:8000/ with that report; options after `lab` go to
@@ -42,7 +44,14 @@ commands:
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
-        Some("test") if args.len() == 1 => test(),
+        Some("test") if args.len() == 1 => test(0),
+        Some("test") if args.len() == 3 && args[1] == "--beside" => match args[2].parse() {
+            Ok(n @ 1..=64) => test(n),
+            _ => {
+                eprintln!("xtask: --beside takes a number of busy loops, 1 to 64\n\n{USAGE}");
+                return ExitCode::from(2);
+            }
+        },
         Some("lab") => lab::run(&args[1..]),
         Some("screenshot") if args.len() == 1 => shot::run(
             1280,
@@ -221,8 +230,61 @@ pub fn ensure_targets() -> Result<(), String> {
     Ok(())
 }
 
-fn test() -> Result<(), String> {
+/// Busy loops beside the tests, as on a shared machine (`while :; do :; done`): threads
+/// that spin until the guard is dropped.
+struct Busy {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Busy {
+    fn start(n: usize) -> Self {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let threads = (0..n)
+            .map(|_| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    let mut x = 0u64;
+                    while !stop.load(Ordering::Relaxed) {
+                        x = std::hint::black_box(x.wrapping_add(1));
+                    }
+                })
+            })
+            .collect();
+        eprintln!("\n== {n} busy loops beside what follows");
+        Self { stop, threads }
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The tests that measure this machine's clocks through the command and against an
+/// independent loop of reads, and the starved clocks of the core, run again beside two busy
+/// loops: the lab must say "too busy to tell" or the truth on a shared machine, never a
+/// multiple of the tick. (The whole workspace is named so the build is the one the tests
+/// above made.)
+const BESIDE_LOAD: [&str; 9] = [
+    "test",
+    "--workspace",
+    "--test",
+    "cli",
+    "--test",
+    "probe",
+    "--test",
+    "starved",
+];
+
+fn test(beside: usize) -> Result<(), String> {
     let started = std::time::Instant::now();
+    let _load = (beside > 0).then(|| Busy::start(beside));
     ensure_targets()?;
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     step("format", &cargo, &["fmt", "--all", "--", "--check"])?;
@@ -344,6 +406,12 @@ fn test() -> Result<(), String> {
                 ("PATH", path.as_str()),
             ],
         )?;
+        passed += p;
+        failed += f;
+    }
+    if beside == 0 {
+        let _load = Busy::start(2);
+        let (p, f) = tests(&cargo, &BESIDE_LOAD, &[])?;
         passed += p;
         failed += f;
     }

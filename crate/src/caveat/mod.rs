@@ -28,6 +28,27 @@ pub enum Caveat {
     Backwards { differences: u64 },
     /// Too few edges within the budget for a coarse clock's tick to be sure.
     FewEdges { edges: u64 },
+    /// `intervals` of `of` straddled times the process was not running (`gaps` of them,
+    /// `lost_s` in all, the longest `longest_s`, `share` of the time watched) and were set
+    /// aside: the tick comes from the rest.
+    Starved {
+        intervals: u64,
+        of: u64,
+        gaps: u64,
+        lost_s: f64,
+        longest_s: f64,
+        share: f64,
+    },
+    /// As [`Caveat::Starved`], but the rest could not tell the tick: the machine was too
+    /// busy to tell, and the tick shown is only a bound.
+    TooBusy {
+        intervals: u64,
+        of: u64,
+        gaps: u64,
+        lost_s: f64,
+        longest_s: f64,
+        share: f64,
+    },
     /// Read at moments the platform chose, not edge to edge.
     Sampled,
     /// Too few changes among the sampled readings.
@@ -112,6 +133,10 @@ pub enum Caveat {
     TargetIgnored,
     /// Calibration stopped before a run lasted the target.
     CalibrationStopped { n: u64, target_counts: f64 },
+    /// The work ran far faster once timed than when its sizes were chosen (an engine that
+    /// compiled it again, optimised): the largest size was chosen again, `before` then
+    /// `after`.
+    Recalibrated { before: u64, after: u64 },
     /// Timings that went backwards, left out.
     TimingsBackwards { timings: u64 },
     /// A fit of two sizes only, and the failure that made it so.
@@ -279,6 +304,22 @@ mod tests {
             },
             Caveat::Backwards { differences: 3 },
             Caveat::FewEdges { edges: 4 },
+            Caveat::Starved {
+                intervals: 12,
+                of: 400,
+                gaps: 6,
+                lost_s: 0.024,
+                longest_s: 0.004,
+                share: 0.08,
+            },
+            Caveat::TooBusy {
+                intervals: 70,
+                of: 74,
+                gaps: 40,
+                lost_s: 0.16,
+                longest_s: 0.004,
+                share: 0.5,
+            },
             Caveat::Sampled,
             Caveat::FewChanges { changes: 5 },
             Caveat::Counted,
@@ -357,6 +398,10 @@ mod tests {
                 count_ns: 2.0,
             },
             Caveat::TargetIgnored,
+            Caveat::Recalibrated {
+                before: 32_768,
+                after: 1_048_576,
+            },
             Caveat::CalibrationStopped {
                 n: 1 << 20,
                 target_counts: 100.0,

@@ -97,6 +97,12 @@ const FIELDS: &[(&str, Ty)] = &[
     ("zeros", Ty::Count),
     ("refused", Ty::Count),
     ("largest", Ty::Number),
+    ("of", Ty::Count),
+    ("gaps", Ty::Count),
+    ("lost_s", Ty::Number),
+    ("before", Ty::Count),
+    ("after", Ty::Count),
+    ("longest_s", Ty::Number),
 ];
 
 /// A caveat's fields as read, before they are checked against its kind.
@@ -162,6 +168,35 @@ impl Read {
             },
             "few_edges" => Caveat::FewEdges {
                 edges: r.count("edges")?,
+            },
+            "starved" | "too_busy" => {
+                let (intervals, of, gaps) =
+                    (r.count("intervals")?, r.count("of")?, r.count("gaps")?);
+                let (lost_s, longest_s) = (r.number("lost_s")?, r.number("longest_s")?);
+                let share = r.number("share")?;
+                if r.kind == "starved" {
+                    Caveat::Starved {
+                        intervals,
+                        of,
+                        gaps,
+                        lost_s,
+                        longest_s,
+                        share,
+                    }
+                } else {
+                    Caveat::TooBusy {
+                        intervals,
+                        of,
+                        gaps,
+                        lost_s,
+                        longest_s,
+                        share,
+                    }
+                }
+            }
+            "recalibrated" => Caveat::Recalibrated {
+                before: r.count("before")?,
+                after: r.count("after")?,
             },
             "sampled" => Caveat::Sampled,
             "few_changes" => Caveat::FewChanges {
@@ -370,6 +405,9 @@ impl Caveat {
             Caveat::BoundByCadence { .. } => "bound_by_cadence",
             Caveat::Backwards { .. } => "backwards",
             Caveat::FewEdges { .. } => "few_edges",
+            Caveat::Starved { .. } => "starved",
+            Caveat::Recalibrated { .. } => "recalibrated",
+            Caveat::TooBusy { .. } => "too_busy",
             Caveat::Sampled => "sampled",
             Caveat::FewChanges { .. } => "few_changes",
             Caveat::Counted => "counted",
@@ -451,6 +489,26 @@ impl Serialize for Caveat {
             Caveat::TimingsBackwards { timings: v } => count("timings", *v)?,
             Caveat::TooFewReadings { readings: v } => count("readings", *v)?,
             Caveat::Stalled { reads: v } => count("reads", *v)?,
+            Caveat::Recalibrated { before, after } => {
+                count("before", *before)?;
+                count("after", *after)?;
+            }
+            Caveat::Starved {
+                intervals,
+                of,
+                gaps,
+                ..
+            }
+            | Caveat::TooBusy {
+                intervals,
+                of,
+                gaps,
+                ..
+            } => {
+                count("intervals", *intervals)?;
+                count("of", *of)?;
+                count("gaps", *gaps)?;
+            }
             _ => {}
         }
         let mut number = |k: &str, v: f64| m.serialize_entry(k, &v);
@@ -461,6 +519,22 @@ impl Serialize for Caveat {
                 number("b", *b)?;
             }
             Caveat::NotMultiples { share } => number("share", *share)?,
+            Caveat::Starved {
+                lost_s,
+                longest_s,
+                share,
+                ..
+            }
+            | Caveat::TooBusy {
+                lost_s,
+                longest_s,
+                share,
+                ..
+            } => {
+                number("lost_s", *lost_s)?;
+                number("longest_s", *longest_s)?;
+                number("share", *share)?;
+            }
             Caveat::BelowReach { reached, precision } => {
                 number("reached", *reached)?;
                 number("precision", *precision)?;

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::estimate::{least_values, ols, step_fit, LeastValues, Ols, Step};
-use crate::calibrate::{calibrate, Calibration};
+use crate::calibrate::{calibrate_from, Calibration};
 use crate::caveat::Caveat;
 use crate::clock::{Clock, ClockInfo};
 use crate::error::{invalid, Error, Result};
@@ -438,17 +438,9 @@ fn measure_inner<C: Clock + ?Sized, W: Workload + ?Sized>(
     let ns = info.period.ns_per_count();
     let mut caveats = Vec::new();
 
-    let (sizes, calibration) = match opts.n_range {
-        Some((lo, hi)) => {
-            let hi = hi.min(workload.max_n());
-            let lo = lo.min(hi);
-            let p = opts.points as u64;
-            let mut s: Vec<u64> = (0..p)
-                .map(|j| lo + ((hi - lo) as u128 * j as u128 / (p - 1) as u128) as u64)
-                .collect();
-            s.dedup();
-            (s, None)
-        }
+    // The duration the largest size is calibrated to, unless the sizes are given.
+    let target = match opts.n_range {
+        Some(_) => None,
         None => {
             // Blocks far shorter than the Rule of 100 asks are the point here: the fit
             // recovers the slope from blocks of a few ticks.
@@ -485,74 +477,117 @@ fn measure_inner<C: Clock + ?Sized, W: Workload + ?Sized>(
                     });
                 }
             }
-            let cal = calibrate(clock, workload, target, run)?;
-            if !cal.reached {
-                caveats.push(Caveat::CalibrationStopped {
-                    n: cal.n,
-                    target_counts: target,
-                });
-            }
-            let top = workload.work(cal.n);
-            let p = opts.points;
-            let mut s: Vec<u64> = (1..=p)
-                .map(|j| workload.n_for_work(top * j as f64 / p as f64))
-                .collect();
-            s.dedup();
-            (s, Some(cal))
+            Some(target)
         }
     };
-    if sizes.len() < 2 {
-        return Err(Error::NoData(Caveat::FewerThanTwoSizes));
-    }
-    workload.prepare(*sizes.iter().max().unwrap_or(&1))?;
 
     let ref_info = reference.as_ref().map(|r| r.clock.info().clone());
     let mut rng = SplitMix64::new(opts.seed);
-    let mut mine = Timings {
-        info: &info,
-        times: vec![Vec::new(); sizes.len()],
-        backwards: 0,
-    };
-    let mut theirs = ref_info.as_ref().map(|i| Timings {
-        info: i,
-        times: vec![Vec::new(); sizes.len()],
-        backwards: 0,
-    });
-    let mut order: Vec<usize> = (0..sizes.len()).collect();
     let mut done = 0u64;
-    let mut stop = Stop::Samples;
-    let wall_from = run.elapsed();
-    'rounds: for _ in 0..opts.runs {
-        // Interleave sizes in a fresh order each round, so slow drifts and periodic noise
-        // spread over all sizes instead of biasing some.
-        for i in (1..order.len()).rev() {
-            order.swap(i, rng.below(i as u64 + 1) as usize);
-        }
-        for &j in &order {
-            let n = sizes[j];
-            match (&mut reference, &mut theirs) {
-                (Some(r), Some(t)) => {
-                    let a = clock.begin();
-                    let ra = r.clock.read();
-                    workload.run(n);
-                    let rb = r.clock.read();
-                    let b = clock.end();
-                    mine.add(j, a, b);
-                    t.add(j, ra, rb);
+    let mut from_n = 1u64;
+    let mut first_n = None;
+    let (sizes, calibration, mine, theirs, stop, wall_from) = loop {
+        let (sizes, calibration) = match target {
+            None => {
+                let (lo, hi) = opts.n_range.unwrap_or((1, 2));
+                let hi = hi.min(workload.max_n());
+                let lo = lo.min(hi);
+                let p = opts.points as u64;
+                let mut s: Vec<u64> = (0..p)
+                    .map(|j| lo + ((hi - lo) as u128 * j as u128 / (p - 1) as u128) as u64)
+                    .collect();
+                s.dedup();
+                (s, None)
+            }
+            Some(target) => {
+                let cal = calibrate_from(clock, workload, target, run, from_n)?;
+                if !cal.reached {
+                    caveats.push(Caveat::CalibrationStopped {
+                        n: cal.n,
+                        target_counts: target,
+                    });
                 }
-                _ => {
-                    let a = clock.begin();
-                    workload.run(n);
-                    let b = clock.end();
-                    mine.add(j, a, b);
+                let top = workload.work(cal.n);
+                let p = opts.points;
+                let mut s: Vec<u64> = (1..=p)
+                    .map(|j| workload.n_for_work(top * j as f64 / p as f64))
+                    .collect();
+                s.dedup();
+                (s, Some(cal))
+            }
+        };
+        if sizes.len() < 2 {
+            return Err(Error::NoData(Caveat::FewerThanTwoSizes));
+        }
+        workload.prepare(*sizes.iter().max().unwrap_or(&1))?;
+        let mut mine = Timings {
+            info: &info,
+            times: vec![Vec::new(); sizes.len()],
+            backwards: 0,
+        };
+        let mut theirs = ref_info.as_ref().map(|i| Timings {
+            info: i,
+            times: vec![Vec::new(); sizes.len()],
+            backwards: 0,
+        });
+        let mut order: Vec<usize> = (0..sizes.len()).collect();
+        let mut stop = Stop::Samples;
+        let wall_from = run.elapsed();
+        'rounds: for _ in 0..opts.runs {
+            // Interleave sizes in a fresh order each round, so slow drifts and periodic
+            // noise spread over all sizes instead of biasing some.
+            for i in (1..order.len()).rev() {
+                order.swap(i, rng.below(i as u64 + 1) as usize);
+            }
+            for &j in &order {
+                let n = sizes[j];
+                match (&mut reference, &mut theirs) {
+                    (Some(r), Some(t)) => {
+                        let a = clock.begin();
+                        let ra = r.clock.read();
+                        workload.run(n);
+                        let rb = r.clock.read();
+                        let b = clock.end();
+                        mine.add(j, a, b);
+                        t.add(j, ra, rb);
+                    }
+                    _ => {
+                        let a = clock.begin();
+                        workload.run(n);
+                        let b = clock.end();
+                        mine.add(j, a, b);
+                    }
+                }
+                done += 1;
+                if let Some(s) = run.check(done)? {
+                    stop = s;
+                    break 'rounds;
                 }
             }
-            done += 1;
-            if let Some(s) = run.check(done)? {
-                stop = s;
-                break 'rounds;
+        }
+        // The work may run far faster once timed than when its sizes were chosen: a page's
+        // engine compiles hot code again, optimised (WebKit ran the count-down twenty times
+        // faster after a few rounds, and its largest runs fell under a tick). The sizes are
+        // then chosen again from the largest, once, when half the budget is left.
+        if let (Some(target), Some(cal), None) = (target, &calibration, first_n) {
+            let top = mine.times[sizes.len() - 1]
+                .iter()
+                .copied()
+                .fold(f64::INFINITY, f64::min);
+            let left_s = run.budget().time_s - run.elapsed();
+            if cal.reached && top < target / 4.0 && left_s > run.budget().time_s / 2.0 {
+                first_n = Some(cal.n);
+                from_n = cal.n;
+                continue;
             }
         }
+        break (sizes, calibration, mine, theirs, stop, wall_from);
+    };
+    if let (Some(before), Some(cal)) = (first_n, &calibration) {
+        caveats.push(Caveat::Recalibrated {
+            before,
+            after: cal.n,
+        });
     }
     clock.check_fault()?;
     if let Some(r) = &mut reference {

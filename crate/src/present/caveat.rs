@@ -18,6 +18,18 @@ fn short(x: f64) -> String {
     }
 }
 
+/// The gaps a run saw, in words: "6 gaps, 24.0 ms in all (8.0% of the time), the longest
+/// 4.00 ms".
+pub fn gap_figures(gaps: u64, lost_s: f64, longest_s: f64, share: f64) -> String {
+    format!(
+        "{gaps} gap{}, {} in all ({} of the time), the longest {}",
+        if gaps == 1 { "" } else { "s" },
+        duration(lost_s * 1e9),
+        super::percent(share),
+        duration(longest_s * 1e9)
+    )
+}
+
 /// A caveat, or the reason a figure is a dash, in words: the one place they are made.
 pub fn caveat(c: &Caveat) -> String {
     match c {
@@ -41,6 +53,44 @@ pub fn caveat(c: &Caveat) -> String {
         Caveat::FewEdges { edges } => format!(
             "only {edges} edges seen within the budget: too few for a coarse clock's tick to be \
              sure"
+        ),
+        Caveat::Starved {
+            intervals,
+            of,
+            gaps,
+            lost_s,
+            longest_s,
+            share,
+        }
+        | Caveat::TooBusy {
+            intervals,
+            of,
+            gaps,
+            lost_s,
+            longest_s,
+            share,
+        } => {
+            let too_busy = matches!(c, Caveat::TooBusy { .. });
+            format!(
+                "{}{intervals} of {of} intervals straddled times the lab was not running ({}), \
+                 and a reading that was not running may miss a step: {}",
+                if too_busy {
+                    "the machine was too busy to tell: "
+                } else {
+                    ""
+                },
+                gap_figures(*gaps, *lost_s, *longest_s, *share),
+                if too_busy {
+                    "they only bound the tick; run it again on a quieter machine (or for longer)"
+                } else {
+                    "they were set aside, and the tick comes from the rest"
+                }
+            )
+        }
+        Caveat::Recalibrated { before, after } => format!(
+            "the work ran far faster once timed than when its sizes were chosen (an engine \
+             that compiles hot code again, optimised): they were chosen again, the largest \
+             {after} instead of {before}"
         ),
         Caveat::Sampled => "sampled at moments the platform chose, not edge to edge: every \
              interval is a multiple of the tick, but a tick finer than the sampling spread may \

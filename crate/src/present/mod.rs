@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::caveat::Caveat;
 use crate::clock::ClockKind;
 use crate::error::ErrorKind;
-use crate::report::{ClockReport, CounterFrequency, Environment};
+use crate::report::{ClockReport, CounterFrequency, Environment, Report};
 use crate::tick::{EdgeGrid, Grid, Method, TickEstimate, TickResult, Verdict};
 
 pub mod analysis;
@@ -107,6 +107,7 @@ pub fn verdict_key(v: Verdict) -> &'static str {
         Verdict::FinerThanClaimed => "finer_than_claimed",
         Verdict::NoClaim => "no_claim",
         Verdict::Unknown => "unknown",
+        Verdict::TooBusy => "too_busy",
     }
 }
 
@@ -118,6 +119,7 @@ pub fn verdict_label(v: Verdict) -> &'static str {
         Verdict::FinerThanClaimed => "finer than claimed",
         Verdict::NoClaim => "nothing claimed",
         Verdict::Unknown => "unknown",
+        Verdict::TooBusy => "too busy to tell",
     }
 }
 
@@ -146,13 +148,18 @@ pub fn kind_label(k: ClockKind) -> &'static str {
 }
 
 /// The tick as a person reads it: "10.02 ns (24.5 TSC counts)", "≤ 1.000 ms" for an upper
-/// bound, "none" when the values lie on no step, the dash when there is no tick result.
+/// bound, "none" when the values lie on no step, the dash when there is no tick result or
+/// the machine was too busy to tell.
 /// `counters` are the report's measured counter frequencies, for the counts annotation.
 pub fn tick(c: &ClockReport, counters: &[CounterFrequency]) -> String {
     let Some(t) = &c.tick else {
         return DASH.into();
     };
     let e = &t.estimate;
+    // Only a bound, from intervals that may each have missed a step: a note says why.
+    if t.verdict == Verdict::TooBusy {
+        return DASH.into();
+    }
     if e.method == Method::NoTick {
         return "none".into();
     }
@@ -300,7 +307,58 @@ pub fn notes(c: &ClockReport) -> Vec<String> {
         lines.extend(f.unusable.iter().map(caveat));
         lines.extend(f.caveats.iter().map(caveat));
     }
+    lines.extend(gaps_note(c));
     lines
+}
+
+/// Least share of a clock's watched time that gaps must have taken for its notes to say
+/// so, when no interval was set aside for them (which says so anyway).
+pub const GAPS_NOTE_SHARE: f64 = 0.01;
+
+/// That the lab was not running for a noticeable share of a clock's experiments: a page in
+/// a busy browser (a worker stalled), a command on a busy machine.
+fn gaps_note(c: &ClockReport) -> Option<String> {
+    let said = c.tick.as_ref().is_some_and(|t| {
+        t.caveats
+            .iter()
+            .any(|k| matches!(k, Caveat::Starved { .. } | Caveat::TooBusy { .. }))
+    });
+    let g = c.gaps();
+    let share = g.share()?;
+    (!said && g.count > 0 && share >= GAPS_NOTE_SHARE).then(|| {
+        format!(
+            "the lab was not running for part of this clock's experiments ({}): the least \
+             of many timings is kept, so a gap costs a timing, not the answer",
+            caveat::gap_figures(g.count, g.lost_s, g.longest_s, share)
+        )
+    })
+}
+
+/// A report's gaps in words, for the benchmarks' load line: "no gap in 1.52 s watched", or
+/// the figures.
+pub fn gaps(g: &crate::run::Gaps) -> String {
+    match g.share() {
+        Some(share) if g.count > 0 => format!(
+            "{} of {:.2} s watched",
+            caveat::gap_figures(g.count, g.lost_s, g.longest_s, share),
+            g.watched_s
+        ),
+        _ => format!("no gap in {:.2} s watched", g.watched_s),
+    }
+}
+
+/// The run's gaps in a line, when it lost a noticeable share of its time: for the run's
+/// notes and the benchmarks' load line.
+pub fn run_gaps(report: &Report) -> Option<String> {
+    let g = report.gaps();
+    let share = g.share()?;
+    (g.count > 0 && share >= GAPS_NOTE_SHARE).then(|| {
+        format!(
+            "the lab was not running for part of the run ({}): the machine or the browser \
+             was busy",
+            caveat::gap_figures(g.count, g.lost_s, g.longest_s, share)
+        )
+    })
 }
 
 /// How the clock's edges fall, beside its tick: "edges jittered", "no jitter seen", "edges
@@ -509,7 +567,7 @@ impl SummaryRow {
         Self {
             cells,
             notes: notes(c),
-            tick_ns: c.tick.as_ref().and_then(|t| t.tick_ns),
+            tick_ns: c.tick.as_ref().and_then(|t| t.told_ns()),
             grid: c
                 .tick
                 .as_ref()

@@ -6,7 +6,7 @@ use std::hint::black_box;
 use super::*;
 use crate::clock::Clock;
 use crate::rng::SplitMix64;
-use crate::run::{Pace, Run};
+use crate::run::{Gap, Loop, Pace, Run};
 
 /// Busy work of `n` dependent steps the optimiser cannot remove.
 #[inline(never)]
@@ -54,9 +54,21 @@ fn dither_range<C: Clock + ?Sized>(clock: &mut C, run: &mut Run<'_>) -> (u64, bo
     }
 }
 
+/// Fewest reads a wait for an edge (or a dithered timing) must take for the stopwatch to be
+/// read at its ends: the read then costs the loop a sixty-fourth at most, and the stretch it
+/// closes is that wait's alone, so a gap is put in the wait it happened in.
+const STAMP_READS: u64 = 64;
+
+/// Share of an interval a gap inside it must have lost for the interval to be set aside: a
+/// reading that missed k ≥ 2 ticks was not running for (k − 1)/k of the interval, at least
+/// half of it (less a little for the gap's measure).
+const STARVED_SHARE: f64 = 0.4;
+
 /// Measures the tick of `clock`: edge-to-edge sampling (spin until the reading changes,
 /// bounded by time) interleaved with dithered timings (read, a random number of reads and
-/// spins, read), then the estimators over edges, sums of edges and timings.
+/// spins, read), then the estimators over edges, sums of edges and timings. Intervals that
+/// straddle a gap (a time the process was not running, [`crate::run::Gaps`]) are set aside
+/// when the rest can answer, and the answer is "too busy to tell" when they cannot.
 pub fn measure<C: Clock + ?Sized>(
     clock: &mut C,
     run: &mut Run<'_>,
@@ -66,9 +78,13 @@ pub fn measure<C: Clock + ?Sized>(
     let info = clock.info().clone();
     let mut rng = SplitMix64::new(opts.seed);
     let mut edges: Vec<u64> = Vec::new();
+    // The stretches each edge's wait and each timing lie within ([`Run::stamps`]).
+    let mut edge_spans: Vec<(u64, u64)> = Vec::new();
+    let mut timing_spans: Vec<(u64, u64)> = Vec::new();
     let mut segments: Vec<usize> = vec![0]; // edge indices where a backwards step broke the run
-    let mut rpc: Vec<u64> = Vec::new();
-    // (reads, step, whether it follows the one before) of each whole wait between edges.
+                                            // Reads between edges of each whole wait, with its edge, and (reads, step, whether it
+                                            // follows the one before) for the grid.
+    let mut rpc: Vec<(u64, usize)> = Vec::new();
     let mut spacing: Vec<(u64, u64, bool)> = Vec::new();
     let mut follows = false;
     let mut timings: Vec<u64> = Vec::new();
@@ -80,8 +96,16 @@ pub fn measure<C: Clock + ?Sized>(
     });
     too_slow(&info.name, "tick", read_s, run.budget().time_s)?;
     let (spin_range, dither_seen) = dither_range(clock, run);
-    let (mut edge_pace, mut timing_pace) = (Pace::new(), Pace::new());
+    // Spin steps a read's time is worth, to count a dither's spin as its loop's work (a
+    // simulated spin takes no simulated time).
+    let spins_per_read = if dither_seen {
+        (spin_range as f64 / 2.0).max(1.0)
+    } else {
+        f64::INFINITY
+    };
+    let (mut edge_pace, mut timing_pace) = (Pace::new(Loop::Edges), Pace::new(Loop::Dither));
     let mut prev = clock.read();
+    let mut open = run.stamps();
     let mut partial = true; // the first wait after a jump starts mid-tick
     let stop = 'outer: loop {
         // Edge-to-edge: spin until the value changes.
@@ -99,23 +123,33 @@ pub fn measure<C: Clock + ?Sized>(
                 }
             };
             reads_waiting += spins;
+            let seen = run.stamps();
+            // A long wait ends its stretch at the edge; a short one is checked by the pace.
+            let (checked, hi, next) = if spins >= STAMP_READS {
+                let c = run.poll_now(&mut edge_pace, (edges.len() + timings.len()) as u64)?;
+                (c, run.stamps(), run.stamps())
+            } else {
+                let c = run.poll(&mut edge_pace, (edges.len() + timings.len()) as u64)?;
+                (c, seen + 1, seen)
+            };
             let d = info.diff(prev, r);
             if info.looks_backwards(d) {
                 backwards += 1;
                 segments.push(edges.len());
                 follows = false;
             } else {
-                edges.push(d);
                 if !partial {
-                    rpc.push(spins);
+                    rpc.push((spins, edges.len()));
                     spacing.push((spins, d, follows));
                 }
+                edges.push(d);
+                edge_spans.push((open + 1, hi));
                 follows = !partial;
             }
+            open = next;
             partial = false;
             prev = r;
-            // A clock that changes at every read never waits above: check here too.
-            if let Some(s) = run.poll(&mut edge_pace, (edges.len() + timings.len()) as u64)? {
+            if let Some(s) = checked {
                 break 'outer s;
             }
         }
@@ -125,7 +159,7 @@ pub fn measure<C: Clock + ?Sized>(
         let typical = if rpc.is_empty() {
             4
         } else {
-            rpc[rpc.len() / 2].clamp(1, 1 << 16)
+            rpc[rpc.len() / 2].0.clamp(1, 1 << 16)
         };
         // A coarse clock's edges are exact ticks and its dithered timings cost ticks each:
         // its budget goes mostly to edges, which also tell a jittered clamp from a grid.
@@ -134,23 +168,49 @@ pub fn measure<C: Clock + ?Sized>(
         } else {
             64
         };
+        // Timings of many reads (a coarse clock's span ticks) are closed by stopwatch reads
+        // of their own, so a gap is put in the timing it happened in.
+        let stamped = typical >= STAMP_READS;
         for _ in 0..dithers {
-            if let Some(s) = run.poll(&mut timing_pace, (edges.len() + timings.len()) as u64)? {
+            let samples = (edges.len() + timings.len()) as u64;
+            let checked = if stamped {
+                run.poll_now(&mut timing_pace, samples)?
+            } else {
+                run.poll(&mut timing_pace, samples)?
+            };
+            if let Some(s) = checked {
                 break 'outer s;
             }
             let m = rng.below(4 * typical + 1);
             let s = rng.below(spin_range);
+            let lo = run.stamps() + 1;
             let a = clock.read();
             for _ in 0..m {
                 black_box(clock.read());
+                if let Some(s) = run.poll(&mut timing_pace, samples)? {
+                    break 'outer s;
+                }
             }
             black_box(spin(s));
+            timing_pace.credit(2 + (s as f64 / spins_per_read) as u32);
             let b = clock.read();
+            // The next edge's wait starts at this read.
+            open = run.stamps();
+            let hi = if stamped {
+                let c = run.poll_now(&mut timing_pace, samples)?;
+                if let Some(s) = c {
+                    break 'outer s;
+                }
+                run.stamps()
+            } else {
+                run.stamps() + 1
+            };
             let d = info.diff(a, b);
             if info.looks_backwards(d) {
                 backwards += 1;
             } else {
                 timings.push(d);
+                timing_spans.push((lo, hi));
             }
             prev = b;
         }
@@ -169,17 +229,71 @@ pub fn measure<C: Clock + ?Sized>(
         });
     }
 
+    // Which intervals straddle a gap long enough to have hidden a tick.
+    let (gaps, found) = run.gaps();
+    let ns = info.period.ns_per_count();
+    let edge_starved = starved(&edges, &edge_spans, &found, ns);
+    let timing_starved = starved(&timings, &timing_spans, &found, ns);
+
     // Intervals for the estimate: edges, sums of consecutive edges within each unbroken
     // segment, and the dithered timings.
     segments.push(edges.len());
     let mut all = with_span_sums(&edges, &segments);
-    all.extend(timings.iter().copied());
+    all.extend_from_slice(&timings);
     let mut estimate = estimate_clock(&info, &all, &opts.estimator)?;
-    let ns = info.period.ns_per_count();
+    let mut caveats = Vec::new();
+    let mut too_busy = false;
+    let set_aside = count(&edge_starved) + count(&timing_starved);
+    if set_aside > 0 {
+        let rest = unstarved(&edges, &segments, &edge_starved, &timings, &timing_starved);
+        let of = (edges.len() + timings.len()) as u64;
+        let (lost_s, longest_s) = (gaps.lost_s, gaps.longest_s);
+        let share = gaps.share().unwrap_or(0.0);
+        match estimate_clock(&info, &rest, &opts.estimator) {
+            Ok(e) if e.found() && e.reliable => {
+                // A finer tick is as true from every interval (each is a whole number of
+                // ticks); a coarser one only from the starved.
+                if e.tick < estimate.tick * (1.0 - opts.estimator.rel_tolerance)
+                    || !estimate.found()
+                {
+                    estimate = e;
+                }
+                caveats.push(Caveat::Starved {
+                    intervals: set_aside,
+                    of,
+                    gaps: gaps.count,
+                    lost_s,
+                    longest_s,
+                    share,
+                });
+            }
+            _ => {
+                too_busy = true;
+                estimate.reliable = false;
+                caveats.push(Caveat::TooBusy {
+                    intervals: set_aside,
+                    of,
+                    gaps: gaps.count,
+                    lost_s,
+                    longest_s,
+                    share,
+                });
+            }
+        }
+    }
+    // The waits of the grid and of reads per change, starved ones left out (a wait the
+    // process slept through counts fewer reads than its tick holds).
+    let mut clean_rpc = Vec::with_capacity(rpc.len());
+    let mut clean_spacing = Vec::with_capacity(rpc.len());
+    for (&(reads, edge), &sp) in rpc.iter().zip(&spacing) {
+        if !edge_starved[edge] {
+            clean_rpc.push(reads);
+            clean_spacing.push(sp);
+        }
+    }
     let claimed_ns = info.claimed.as_ref().map(|c| c.ns);
 
-    let mut caveats = Vec::new();
-    let reads_per_change = Summary::of_counts(&rpc).ok();
+    let reads_per_change = Summary::of_counts(&clean_rpc).ok();
     if let Some(r) = &reads_per_change {
         if r.median <= 1.5 {
             if dither_seen {
@@ -208,9 +322,13 @@ pub fn measure<C: Clock + ?Sized>(
         ns_per_count: ns,
         tick_ns,
         claimed_ns,
-        verdict: tick_verdict(&estimate, tick_ns, claimed_ns),
+        verdict: if too_busy {
+            Verdict::TooBusy
+        } else {
+            tick_verdict(&estimate, tick_ns, claimed_ns)
+        },
         reads_per_change,
-        edge_grid: grid::edge_grid(&spacing, estimate.tick),
+        edge_grid: grid::edge_grid(&clean_spacing, estimate.tick),
         edges: edges.len() as u64,
         timings: timings.len() as u64,
         backwards_steps: backwards,
@@ -220,6 +338,65 @@ pub fn measure<C: Clock + ?Sized>(
         elapsed_s,
         stop,
         caveats,
+        gaps,
         estimate,
     })
+}
+
+/// Whether each interval straddles gaps that lost at least [`STARVED_SHARE`] of it (any gap,
+/// when the clock's period is unknown): `spans` are the stretches each lies within, `found`
+/// the gaps in order of their stamps.
+fn starved(intervals: &[u64], spans: &[(u64, u64)], found: &[Gap], ns: Option<f64>) -> Vec<bool> {
+    let mut out = Vec::with_capacity(intervals.len());
+    for (&d, &(lo, hi)) in intervals.iter().zip(spans) {
+        let mut lost = 0.0;
+        let mut i = found.partition_point(|g| g.stamp < lo);
+        while i < found.len() && found[i].stamp <= hi {
+            lost += found[i].lost_s;
+            i += 1;
+        }
+        out.push(match ns {
+            _ if lost <= 0.0 => false,
+            Some(p) => lost >= STARVED_SHARE * d as f64 * p * 1e-9,
+            None => true,
+        });
+    }
+    out
+}
+
+fn count(flags: &[bool]) -> u64 {
+    flags.iter().filter(|&&f| f).count() as u64
+}
+
+/// The intervals of the estimate without the starved: a starved edge breaks the sums of
+/// edges as a step backwards does.
+fn unstarved(
+    edges: &[u64],
+    segments: &[usize],
+    edge_starved: &[bool],
+    timings: &[u64],
+    timing_starved: &[bool],
+) -> Vec<u64> {
+    let (mut clean, mut breaks) = (Vec::with_capacity(edges.len()), vec![0usize]);
+    let mut next = 1; // the next segment boundary in `segments`
+    for (i, &d) in edges.iter().enumerate() {
+        while next < segments.len() && segments[next] <= i {
+            next += 1;
+            breaks.push(clean.len());
+        }
+        if edge_starved[i] {
+            breaks.push(clean.len());
+        } else {
+            clean.push(d);
+        }
+    }
+    breaks.push(clean.len());
+    breaks.dedup();
+    let mut rest = with_span_sums(&clean, &breaks);
+    for (&d, &s) in timings.iter().zip(timing_starved) {
+        if !s {
+            rest.push(d);
+        }
+    }
+    rest
 }

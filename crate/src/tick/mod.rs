@@ -28,7 +28,7 @@ pub use quantum::Quantum;
 use crate::caveat::{Cadence, Caveat};
 use crate::clock::ClockInfo;
 use crate::error::{Error, Result};
-use crate::run::{Budget, Stop};
+use crate::run::{Budget, Gaps, Stop};
 use crate::stats::{self, Band, Summary};
 use estimate::MIN_RELIABLE;
 
@@ -46,6 +46,9 @@ pub enum Verdict {
     NoClaim,
     /// The tick is known only in counts of unknown length.
     Unknown,
+    /// The machine was too busy to tell: every interval that could show the tick straddled
+    /// a time the process was not running (version 6 on).
+    TooBusy,
 }
 
 /// Compares a measured tick with a claim, both in ns.
@@ -132,6 +135,9 @@ pub struct TickResult {
     pub stop: Stop,
     /// What limits the result, beyond the estimate's own caveats.
     pub caveats: Vec<Caveat>,
+    /// Where the loops were not running (version 6 on; none in older reports).
+    #[serde(default)]
+    pub gaps: Gaps,
 }
 
 /// Spans (in edges) over which sums of consecutive edges are added to the intervals: sums of
@@ -182,11 +188,20 @@ fn estimate_clock(
 /// than claimed, or one as fine, but never one coarser: "≤ 16.666 ms" of frames says
 /// nothing against a 5 µs claim.
 impl TickResult {
+    /// The tick in ns as a figure to show, when there is one: not when the machine was too
+    /// busy to tell (the estimate is then only a bound, and a dash stands for it).
+    pub fn told_ns(&self) -> Option<f64> {
+        self.tick_ns.filter(|_| self.verdict != Verdict::TooBusy)
+    }
+
     /// Holds the tick against another claim, `claimed_ns`: the one that applies, once the
     /// measurement has told which of several a platform documents.
     pub fn hold_against(&mut self, claimed_ns: f64) {
         self.claimed_ns = Some(claimed_ns);
-        self.verdict = tick_verdict(&self.estimate, self.tick_ns, self.claimed_ns);
+        // Too busy to tell is so against any claim.
+        if self.verdict != Verdict::TooBusy {
+            self.verdict = tick_verdict(&self.estimate, self.tick_ns, self.claimed_ns);
+        }
     }
 }
 
@@ -359,6 +374,7 @@ pub fn from_readings(
         elapsed_s,
         stop,
         caveats,
+        gaps: Gaps::default(),
         estimate,
     })
 }

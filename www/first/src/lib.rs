@@ -239,7 +239,7 @@ pub fn headline(report: &ClockReport, user_agent: &str, isolated: bool) -> Headl
         (_, None) => String::new(),
     };
     Headline {
-        tick_ns: report.tick.as_ref().and_then(|t| t.tick_ns),
+        tick_ns: report.tick.as_ref().and_then(|t| t.told_ns()),
         tick,
         verdict,
         isolation,

@@ -1,0 +1,189 @@
+//! A reader put to sleep on purpose: the experiments see their own gaps, and a tick is never
+//! concluded from intervals that all straddle them. A coarse clock whose reader loses its
+//! core at every update (the scheduler's tick is the clock's) sees only every other update:
+//! before, the lab called a 4 ms clock 8 ms, confidently.
+
+use ticklab::caveat::Caveat;
+use ticklab::clock::{Clock, Ratio};
+use ticklab::fit::{self, FitOptions};
+use ticklab::overhead::{self, OverheadOptions};
+use ticklab::run::{quiet, Budget, Run};
+use ticklab::synthetic::*;
+use ticklab::tick::{self, TickOptions, TickResult, Verdict};
+use ticklab::workload::SimWork;
+
+const TICK_PS: u64 = 4_000_000_000; // 4 ms
+
+fn tick_of(clock: &mut dyn Clock, tl: &Timeline, budget_s: f64, seed: u64) -> TickResult {
+    let mut sw = tl.stopwatch();
+    let mut q = quiet;
+    let mut run = Run::new(&mut sw, &mut q);
+    let mut opts = TickOptions::new(Budget::new(budget_s, 1_000_000).unwrap());
+    opts.seed = seed;
+    tick::measure(clock, &mut run, &opts).unwrap()
+}
+
+/// A 4 ms jiffy clock read at 25 ns, its reader starved at a chance of `per_million` per
+/// update for 1 to `most` ticks.
+fn starved_jiffy(seed: u64, per_million: u64, most: u64) -> (Jiffy<SimTime>, Timeline) {
+    let tl = Timeline::new(1_000_000_000_000 + seed * 1_234_567);
+    let src = SimTime::new(&tl, 25_000, 5_000, seed).with_starvation(TICK_PS, per_million, most);
+    (Jiffy::new(src, 4_000_000, 0, seed).unwrap(), tl)
+}
+
+fn starved_caveat(r: &TickResult) -> Option<&Caveat> {
+    r.caveats
+        .iter()
+        .find(|c| matches!(c, Caveat::Starved { .. } | Caveat::TooBusy { .. }))
+}
+
+/// Every update starved one tick: each interval seen is two ticks, and each straddles a
+/// gap. The answer is "too busy to tell", with the gaps, never 8 ms.
+#[test]
+fn a_reader_that_sees_every_other_update_is_too_busy_to_tell() {
+    for seed in 0..5 {
+        let (mut c, tl) = starved_jiffy(seed, 1_000_000, 1);
+        let r = tick_of(&mut c, &tl, 0.3, seed);
+        assert_eq!(r.verdict, Verdict::TooBusy, "seed {seed}: {r:?}");
+        assert!(!r.estimate.reliable);
+        // What every interval showed, and what the lab said before it watched its gaps.
+        assert_eq!(r.tick_ns, Some(8_000_000.0));
+        assert!(
+            matches!(starved_caveat(&r), Some(Caveat::TooBusy { .. })),
+            "{:?}",
+            r.caveats
+        );
+        // Half the time asleep, in gaps of a tick each.
+        assert!(r.gaps.count >= 20, "{:?}", r.gaps);
+        let share = r.gaps.share().unwrap();
+        assert!((0.35..0.65).contains(&share), "share {share}");
+        assert!((3.5e-3..4.5e-3).contains(&r.gaps.longest_s), "{:?}", r.gaps);
+        // The page and the command show a dash and the reason, not the bound.
+        let report = ticklab::report::ClockReport {
+            tick: Some(r.clone()),
+            ..ticklab::report::ClockReport::new(c.info().clone())
+        };
+        assert_eq!(ticklab::present::tick(&report, &[]), ticklab::present::DASH);
+        assert_eq!(ticklab::present::verdict(&report), "too busy to tell");
+        let notes = ticklab::present::notes(&report).join("\n");
+        assert!(notes.contains("too busy to tell"), "{notes}");
+        assert!(notes.contains("gaps"), "{notes}");
+    }
+}
+
+/// Sleeps of one to three ticks at every update: intervals of 2, 3 and 4 ticks, all
+/// straddling gaps. Their GCD happens to be the tick, but nothing unstarved says so: the
+/// answer is the tick or "too busy", never a multiple.
+#[test]
+fn random_sleeps_never_give_a_multiple() {
+    for seed in 0..5 {
+        let (mut c, tl) = starved_jiffy(seed, 1_000_000, 3);
+        let r = tick_of(&mut c, &tl, 0.3, seed);
+        let confident = r.verdict != Verdict::TooBusy && r.estimate.reliable;
+        eprintln!("seed {seed}: {:?} {:?}", r.tick_ns, r.verdict);
+        if confident {
+            assert_eq!(r.tick_ns, Some(4_000_000.0), "seed {seed}: {r:?}");
+        }
+        assert!(r.tick_ns.unwrap() >= 4e6);
+    }
+}
+
+/// Some updates starved, the rest seen: the tick comes from the unstarved waits, 4 ms,
+/// with the starved intervals set aside and said so.
+#[test]
+fn a_reader_starved_now_and_then_finds_the_tick_from_the_rest() {
+    for seed in 0..5 {
+        let (mut c, tl) = starved_jiffy(seed, 300_000, 3);
+        let r = tick_of(&mut c, &tl, 0.5, seed);
+        assert_eq!(r.tick_ns, Some(4_000_000.0), "seed {seed}: {r:?}");
+        assert_eq!(r.verdict, Verdict::Matches);
+        assert!(r.estimate.reliable);
+        assert!(
+            matches!(starved_caveat(&r), Some(Caveat::Starved { .. })),
+            "{:?}",
+            r.caveats
+        );
+        assert!(r.gaps.count > 0);
+    }
+}
+
+/// An unstarved reader sees no gap and sets nothing aside.
+#[test]
+fn a_reader_that_runs_throughout_sees_no_gap() {
+    let (mut c, tl) = starved_jiffy(1, 0, 1);
+    let r = tick_of(&mut c, &tl, 0.3, 1);
+    assert_eq!(r.tick_ns, Some(4_000_000.0));
+    assert_eq!(r.gaps.count, 0, "{:?}", r.gaps);
+    assert!(r.gaps.watched_s > 0.1, "{:?}", r.gaps);
+    assert!(starved_caveat(&r).is_none());
+}
+
+/// Fine clocks see their own gaps (an interval over a sleep is long, and a multiple like
+/// any other): starved at random, a 100 µs clamp and a 1 ns counter keep their ticks.
+#[test]
+fn fine_clocks_keep_their_ticks_when_starved() {
+    for seed in 0..3 {
+        let tl = Timeline::new(5_000_000_000);
+        let src = SimTime::new(&tl, 25_000, 5_000, seed).with_starvation(TICK_PS, 500_000, 3);
+        let mut c = Clamp::new(src, ClampStyle::Chromium, 100_000, seed).unwrap();
+        let r = tick_of(&mut c, &tl, 0.3, seed);
+        assert_eq!(r.tick_ns, Some(100_000.0), "seed {seed}: {r:?}");
+        assert_ne!(r.verdict, Verdict::TooBusy);
+        assert!(r.gaps.count > 0);
+
+        let tl = Timeline::new(5_000_000_000);
+        let src = SimTime::new(&tl, 25_000, 5_000, seed).with_starvation(TICK_PS, 500_000, 3);
+        let mut c = Counter::new(src, Ratio::integer(1).unwrap(), 1, 64).unwrap();
+        let r = tick_of(&mut c, &tl, 0.1, seed);
+        assert_eq!(r.tick_ns, Some(1.0), "seed {seed}: {r:?}");
+    }
+}
+
+/// The read cost is the least of many blocks, and the warm-up's the least of its batches:
+/// a reader asleep for milliseconds at its first read is not refused as "too slow".
+#[test]
+fn a_starved_reader_is_not_too_slow_and_its_cost_is_the_least() {
+    for seed in 0..3 {
+        let tl = Timeline::new(1_000_000);
+        // Asleep 4 to 12 ms at the first read past each 4 ms: the very first read of all.
+        let src = SimTime::new(&tl, 25_000, 0, seed).with_starvation(TICK_PS, 1_000_000, 3);
+        let mut c = Counter::new(src, Ratio::integer(1).unwrap(), 1, 64).unwrap();
+        tl.advance(TICK_PS - 2_000_000);
+        let mut sw = tl.stopwatch();
+        let mut q = quiet;
+        let mut run = Run::new(&mut sw, &mut q);
+        let o = overhead::measure(
+            &mut c,
+            1.0,
+            &mut run,
+            &OverheadOptions::new(Budget::new(0.05, 100_000).unwrap()),
+        )
+        .unwrap();
+        assert_eq!(o.per_read_ns, Some(25.0), "seed {seed}: {o:?}");
+        assert!(o.gaps.count > 0, "{:?}", o.gaps);
+    }
+}
+
+/// A fit whose runs are starved now and then: the least run of each size is its time, so
+/// the slope holds.
+#[test]
+fn a_starved_fit_keeps_its_slope() {
+    let tl = Timeline::new(1_000_000_000);
+    let src = SimTime::new(&tl, 25_000, 0, 9).with_starvation(1_000_000_000, 200_000, 3);
+    let mut c = Counter::new(src, Ratio::integer(1).unwrap(), 1, 64).unwrap();
+    let mut w = SimWork::new(&tl, 0.0, 3_000.0, 0, 1);
+    let mut sw = tl.stopwatch();
+    let mut q = quiet;
+    let mut run = Run::new(&mut sw, &mut q);
+    let f = fit::measure(
+        &mut c,
+        &mut w,
+        1.0,
+        1.0,
+        &mut run,
+        &FitOptions::new(Budget::new(0.2, 100_000).unwrap()),
+    )
+    .unwrap();
+    let slope = f.slope_ns.unwrap();
+    assert!((slope - 3.0).abs() < 0.05, "slope {slope}");
+}
