@@ -355,8 +355,14 @@ fn browsers_measure_the_documented_ticks() {
                 .as_str()
                 .unwrap_or("none")
                 .to_string();
+            // A worker that was not running through whole ticks too often (a busy machine)
+            // cannot tell jitter from its own interruptions, and says so: unclear.
+            let skipped = worker["tick"]["edge_grid"]["skipped_share"]
+                .as_f64()
+                .unwrap_or(0.0);
+            let interrupted = grid == "unclear" && skipped > ticklab::tick::grid::SKIPPED_SHARE;
             let ok = match (browser, isolated) {
-                (Browser::Chromium, _) => grid == "jittered",
+                (Browser::Chromium, _) => grid == "jittered" || interrupted,
                 (Browser::Firefox, false) => grid != "none",
                 _ => grid != "jittered",
             };

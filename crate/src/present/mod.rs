@@ -402,6 +402,12 @@ pub fn grid_note(g: &EdgeGrid) -> String {
              (jittered edges give −0.5), as on a fixed grid, where interpolation can time runs \
              shorter than the tick; a weak jitter can hide in the noise of the pace"
         ),
+        Grid::Unclear if g.skipped_share > crate::tick::grid::SKIPPED_SHARE => format!(
+            "edges unclear: {} of the waits for an edge spanned two ticks or more (the reader \
+             was not running through a whole tick), too often to tell a jittered edge from a \
+             reading that was interrupted",
+            percent(g.skipped_share)
+        ),
         Grid::Unclear => format!(
             "edges unclear: the reads between consecutive edges (median {median}) correlate \
              {c:.2} with the next count over {pairs} pairs, between a fixed grid's (zero) and \

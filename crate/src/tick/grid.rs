@@ -95,10 +95,22 @@ pub struct EdgeGrid {
     /// evidence, plotted (version 5 on).
     #[serde(default)]
     pub counts: Vec<u64>,
+    /// Share of the waits that spanned two ticks or more: the reader missed a tick, not
+    /// running (version 6 on). Over [`SKIPPED_SHARE`] the grid is unclear.
+    #[serde(default)]
+    pub skipped_share: f64,
 }
 
 /// Counts kept for the plot.
 pub const KEEP_COUNTS: usize = 512;
+
+/// Share of the waits that spanned two ticks or more above which the grid is unclear: the
+/// reader was not running through a whole tick that often, so it was interrupted within
+/// many others too, and a tick shortened by a stall (or lengthened beside one) looks like
+/// a moved edge. A reader that runs sees nearly every tick (a jittered clamp's value can
+/// show for a moment only, once in thousands); one that shares a busy core skips one in
+/// five (Firefox's 1 ms performance.now beside two busy loops: 24 of 122).
+pub const SKIPPED_SHARE: f64 = 0.05;
 
 /// The grid of edges from `spacing`, (reads counted, step in counts, whether it follows
 /// the one before) of each edge after a whole wait, for a clock of `tick` counts; `None`
@@ -117,6 +129,12 @@ pub fn edge_grid(spacing: &[(u64, u64, bool)], tick: f64) -> Option<EdgeGrid> {
     if s.median < MIN_GRID_READS {
         return None;
     }
+    let skipped = spacing
+        .iter()
+        .filter(|e| (e.1 as f64 / tick).round() >= 2.0)
+        .count();
+    let skipped_share = skipped as f64 / spacing.len().max(1) as f64;
+    let interrupted = spacing.len() >= MIN_GRID_PAIRS && skipped_share > SKIPPED_SHARE;
     let held = |r: u64| (r as f64).clamp(0.25 * s.median, 1.75 * s.median);
     // Runs of consecutive single-tick counts (a batch of edges each); each count less its
     // run's mean, so the pace's drift from batch to batch does not hide the anti-correlation.
@@ -145,7 +163,7 @@ pub fn edge_grid(spacing: &[(u64, u64, bool)], tick: f64) -> Option<EdgeGrid> {
             pairs += 1;
         }
     }
-    if pairs < MIN_GRID_PAIRS {
+    if pairs < MIN_GRID_PAIRS && !interrupted {
         return None;
     }
     // Counts that never vary are a fixed grid read at a steady pace.
@@ -189,7 +207,10 @@ pub fn edge_grid(spacing: &[(u64, u64, bool)], tick: f64) -> Option<EdgeGrid> {
         correlation,
         moved_share,
         counts: counts.iter().copied().take(KEEP_COUNTS).collect(),
-        grid: if moved || (!tight && above && correlation <= jittered_below(pairs as u64)) {
+        skipped_share,
+        grid: if interrupted {
+            Grid::Unclear
+        } else if moved || (!tight && above && correlation <= jittered_below(pairs as u64)) {
             Grid::Jittered
         } else if tight || (correlation >= NOT_SEEN_FROM && moved_edges == 0) {
             Grid::NotSeen
@@ -231,6 +252,31 @@ mod tests {
                 (reads, 100, k % 64 != 1)
             })
             .collect()
+    }
+
+    /// A reader interrupted so often that one wait in five spans two ticks: neither a fixed
+    /// grid nor jitter can be told (its stalls shorten the ticks they fall in), whatever
+    /// the counts of the rest say; one in a hundred does not stop the answer.
+    #[test]
+    fn a_reader_that_skips_ticks_cannot_tell_the_grid() {
+        for (every, unclear) in [(5, true), (100, false)] {
+            for width in [0.0, 1.0] {
+                let skipping: Vec<_> = spacing(width, 400)
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &(r, s, f))| {
+                        if i % every == 3 {
+                            (r / 3, 2 * s, f)
+                        } else {
+                            (r, s, f)
+                        }
+                    })
+                    .collect();
+                let g = edge_grid(&skipping, 100.0).unwrap();
+                assert_eq!(g.grid == Grid::Unclear, unclear, "{every} {width}: {g:?}");
+                assert!((g.skipped_share - 1.0 / every as f64).abs() < 0.01, "{g:?}");
+            }
+        }
     }
 
     #[test]
