@@ -49,6 +49,7 @@ pub mod run;
 pub mod stats;
 pub mod synthetic;
 pub mod tick;
+pub mod unit;
 pub mod workload;
 
 pub use clock::{Clock, ClockInfo};

@@ -3,44 +3,16 @@
 
 pub mod formats;
 
-use serde::{Deserialize, Serialize};
-
 use crate::caveat::Caveat;
 use crate::error::Result;
 use crate::stats::{self, Band};
 use crate::tick::{self, EstimatorOptions, Method, Quantum, TickEstimate};
 
-/// The unit of plain numbers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Unit {
-    /// Seconds.
-    S,
-    /// Milliseconds.
-    Ms,
-    /// Microseconds.
-    Us,
-    /// Nanoseconds.
-    Ns,
-    /// Counts of an unknown clock.
-    Ticks,
-}
-
+pub use crate::unit::{ns_per_unit, Unit};
 pub use formats::{Format, Series};
 
 /// The factor of the Rule of 100: a timing should last 100 ticks for 1% quantisation error.
 pub(crate) const RULE: f64 = 100.0;
-
-/// Nanoseconds in one unit, when the unit is a time.
-pub fn ns_per_unit(u: Option<Unit>) -> Option<f64> {
-    match u {
-        Some(Unit::S) => Some(1e9),
-        Some(Unit::Ms) => Some(1e6),
-        Some(Unit::Us) => Some(1e3),
-        Some(Unit::Ns) => Some(1.0),
-        Some(Unit::Ticks) | None => None,
-    }
-}
 
 /// What one series gave.
 pub struct SeriesAnalysis {

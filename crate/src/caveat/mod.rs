@@ -1,7 +1,7 @@
 //! What limits a result, as data: each caveat, and each reason a figure is shown as a dash,
-//! is a variant carrying its figures. [`present::caveat`](crate::present::caveat) words
-//! them, for the command and the page alike; nothing else makes sentences of them, and
-//! nothing reads them back as text.
+//! is a variant carrying its figures. `present::caveat` words them (its `Debug` too), for
+//! the command and the page alike; nothing else makes sentences of them, and nothing reads
+//! them back as text.
 //!
 //! In a report each is an object named by its `caveat` field (`{"caveat": "few_intervals",
 //! "intervals": 12}`); a report of schema 3 or older holds sentences, which read as
@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::analyze::Unit;
+use crate::unit::Unit;
 
 mod wire;
 
@@ -214,14 +214,6 @@ pub enum Caveat {
     /// A clock of a suspended audio context: it stands still until the page is allowed to
     /// play sound (in most browsers, after a click on it).
     AudioSuspended,
-}
-
-/// Its kind and its words: a derived form would put every variant's and field's name in
-/// the page's first module.
-impl std::fmt::Debug for Caveat {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.kind(), crate::present::caveat(self))
-    }
 }
 
 /// The cadence at which readings come.

@@ -7,7 +7,7 @@ use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::{Cadence, Caveat};
-use crate::analyze::Unit;
+use crate::unit::Unit;
 
 /// A figure of a caveat, as a report holds it.
 enum Figure {

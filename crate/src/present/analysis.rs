@@ -1,30 +1,11 @@
 //! Timings measured elsewhere, in words: the answer, the tick, the overview and detail of a
 //! series, its bands and notes, for `ticklab analyze` and the page alike.
 
+pub use super::units::{duration, unit_name};
 use super::{caveat, percent, ticks, DASH};
 use crate::analyze::{ns_per_unit, Format, SeriesAnalysis, Unit, RULE};
 use crate::caveat::Caveat;
 use crate::tick::Method;
-
-/// The unit's name in words and CSV ("ms"; "ticks" when none is known).
-pub fn unit_name(u: Option<Unit>) -> &'static str {
-    match u {
-        Some(Unit::S) => "s",
-        Some(Unit::Ms) => "ms",
-        Some(Unit::Us) => "us",
-        Some(Unit::Ns) => "ns",
-        Some(Unit::Ticks) | None => "ticks",
-    }
-}
-
-/// A duration in the series' unit, readable: "41.67 ns", or "3.5 ticks" when the unit is
-/// not known.
-pub fn duration(v: f64, u: Option<Unit>) -> String {
-    match ns_per_unit(u) {
-        Some(f) => super::duration(v * f),
-        None => format!("{v} {}", unit_name(u)),
-    }
-}
 
 /// A value and its standard error, to the digits the error allows: "10.0148 ± 0.0003 ns".
 fn with_error(v: f64, se: f64, u: Option<Unit>) -> String {

@@ -1,7 +1,7 @@
 //! Caveats, and the reasons figures are dashes, in words: the one place they are made.
 
-use super::analysis::duration as in_unit;
 use super::duration;
+use super::units::duration as in_unit;
 use crate::caveat::{Cadence, Caveat};
 
 /// A number in a caveat, in the data's own units: six significant digits, no more.
@@ -15,6 +15,15 @@ fn short(x: f64) -> String {
         s.trim_end_matches('0').trim_end_matches('.').to_string()
     } else {
         s
+    }
+}
+
+/// Its kind and its words: a derived form would put every variant's and field's name in
+/// the page's first module. Here, beside the words, so the caveat's own module imports
+/// nothing above it.
+impl std::fmt::Debug for Caveat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.kind(), caveat(self))
     }
 }
 

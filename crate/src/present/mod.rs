@@ -16,6 +16,7 @@ use crate::tick::{EdgeGrid, Grid, Method, TickEstimate, TickResult, Verdict};
 pub mod analysis;
 mod caveat;
 mod error;
+mod units;
 pub use caveat::caveat;
 
 /// What stands where a figure cannot be given; a note says why.

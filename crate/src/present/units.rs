@@ -1,0 +1,24 @@
+//! Values in the unit a file gives them: what the words of an analysis and of a caveat's
+//! figures share.
+
+use crate::unit::{ns_per_unit, Unit};
+
+/// The unit's name in words and CSV ("ms"; "ticks" when none is known).
+pub fn unit_name(u: Option<Unit>) -> &'static str {
+    match u {
+        Some(Unit::S) => "s",
+        Some(Unit::Ms) => "ms",
+        Some(Unit::Us) => "us",
+        Some(Unit::Ns) => "ns",
+        Some(Unit::Ticks) | None => "ticks",
+    }
+}
+
+/// A duration in the series' unit, readable: "41.67 ns", or "3.5 ticks" when the unit is
+/// not known.
+pub fn duration(v: f64, u: Option<Unit>) -> String {
+    match ns_per_unit(u) {
+        Some(f) => super::duration(v * f),
+        None => format!("{v} {}", unit_name(u)),
+    }
+}
