@@ -505,6 +505,11 @@ fn bad_inputs_get_exit_2_and_a_message() {
     let long_line = file_with(d, "one-100000-byte-line.txt", &vec![b'1'; 100_000]);
     let csv = file_with(d, "columns-a-b.csv", b"a,b\n1,2\n3,4\n");
     let ragged = file_with(d, "row-2-short.csv", b"1,2\n3\n");
+    let words = file_with(
+        d,
+        "words-only.csv",
+        b"browser,os\nChrome,Linux\nFirefox,macOS\n",
+    );
     let too_many = {
         let p = d.join("10000001-values.txt");
         let mut f = std::io::BufWriter::new(std::fs::File::create(&p).unwrap());
@@ -628,6 +633,14 @@ fn bad_inputs_get_exit_2_and_a_message() {
         (
             vec!["analyze", &csv, "--unit", "fortnights"],
             "invalid value",
+        ),
+        (
+            vec!["analyze", &words],
+            "holds no column of numbers: line 2: 'Chrome' is not a number",
+        ),
+        (
+            vec!["analyze", &csv, "--readings", "--durations"],
+            "cannot be used with",
         ),
         (
             vec!["analyze", &garbage, "--plot", &plot_into_file],
@@ -1210,4 +1223,279 @@ fn ctrl_c_keeps_what_was_measured() {
         .success();
     let report = Report::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!((report.interrupted, report.clocks.len()), (None, 1));
+}
+
+/// `ticklab analyze --json` of `args`: one series' report, or each of a table's columns.
+fn analyzed(args: &[&str]) -> Vec<serde_json::Value> {
+    let v: serde_json::Value = serde_json::from_str(&stdout_of(args)).unwrap();
+    match v {
+        serde_json::Value::Array(a) => a,
+        one => vec![one],
+    }
+}
+
+fn near(v: &serde_json::Value, key: &str, want: f64, within: f64) -> bool {
+    v[key]
+        .as_f64()
+        .is_some_and(|x| (x - want).abs() <= within * want)
+}
+
+/// Readings of a clock, as logs hold them, made the way each is made: the tick from the
+/// intervals between them, the double's own spacing where storage sets the finest step,
+/// the epoch unit their size says, and every sentence of readings and intervals.
+#[test]
+fn analyze_reads_a_clocks_readings_as_readings() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = ticklab::rng::SplitMix64::new(7);
+    let lines = |f: &mut dyn FnMut() -> String| -> String {
+        (0..2000).map(|_| format!("{}\n", f())).collect()
+    };
+    // Date.now() in a log: epoch milliseconds as whole numbers.
+    let mut t = 1_732_550_000_000u64;
+    let epoch_ms = lines(&mut || {
+        t += rng.below(21);
+        t.to_string()
+    });
+    // performance.timeOrigin + performance.now() under a 5 µs clamp, as a page writes it
+    // (the sum taken in doubles, printed in its shortest form).
+    let origin = 1_732_550_000_123.456_7f64;
+    let mut k = 0u64;
+    let fraction = lines(&mut || {
+        k += 1 + rng.below(400);
+        format!("{}", origin + k as f64 * 0.005)
+    });
+    // Python's time.time(): a ns clock's readings held in doubles of epoch seconds.
+    let mut ns = 1_732_550_000_002_583_500u64;
+    let seconds = lines(&mut || {
+        ns += 37 * (50 + rng.below(4950));
+        format!("{}", ns as f64 / 1e9)
+    });
+    // performance.now() from 1000 ms on, clamped to 100 µs in doubles.
+    let mut ms = 1000.0f64;
+    let clamped = lines(&mut || {
+        ms += 0.9 * rng.unit();
+        format!("{}", (ms / 0.1).floor() * 0.1)
+    });
+    // Epoch nanoseconds as whole numbers, past the 2^53 a double holds: a 10 ns clock.
+    let mut e = 1_732_550_000_000_000_000u64;
+    let epoch_ns = lines(&mut || {
+        e += 10 * (1 + rng.below(100_000));
+        e.to_string()
+    });
+    for (name, text, unit, tick_ns, at_most, storage) in [
+        ("epoch-ms.txt", &epoch_ms, "ms", 1e6, true, None),
+        (
+            "epoch-ms-fraction.txt",
+            &fraction,
+            "ms",
+            5_000.0,
+            false,
+            // The doubles' spacing near the readings, in their unit: 2^-12 ms, 2^-22 s.
+            Some(2f64.powi(-12)),
+        ),
+        (
+            "time-time.txt",
+            &seconds,
+            "s",
+            238.418_579_1,
+            true,
+            Some(2f64.powi(-22)),
+        ),
+        ("epoch-ns.txt", &epoch_ns, "ns", 10.0, false, None),
+    ] {
+        let f = file_with(dir.path(), name, text.as_bytes());
+        let v = &analyzed(&["analyze", &f, "--json"])[0];
+        assert_eq!(v["kind"], "readings", "{name}: {v}");
+        assert_eq!(v["unit"], unit, "{name}: the epoch unit of their size");
+        assert!(near(v, "tick_ns", tick_ns, 1e-3), "{name}: {v}");
+        assert_eq!(v["at_most"], at_most, "{name}: {v}");
+        match storage {
+            Some(s) => assert!(near(v, "storage", s, 1e-6), "{name}: {v}"),
+            None => assert!(v["storage"].is_null(), "{name}: {v}"),
+        }
+        let answer = v["answer"].as_str().unwrap();
+        assert!(
+            !answer.contains("timing") && !answer.contains("lasted"),
+            "{answer}"
+        );
+    }
+    let f = file_with(dir.path(), "clamped.txt", clamped.as_bytes());
+    let t = stdout_of(&["analyze", &f, "--unit", "ms"]);
+    assert!(
+        t.contains("these readings come from a clock of 100.000 µs: an interval between two"),
+        "{t}"
+    );
+    assert!(!t.contains("lasted") && !t.contains("timings"), "{t}");
+    let f = file_with(dir.path(), "time-time.txt", seconds.as_bytes());
+    let t = stdout_of(&["analyze", &f]);
+    assert!(t.contains("finer than this file can show"), "{t}");
+    // Asked for, either reading holds: readings read as durations are durations.
+    let v = &analyzed(&["analyze", &f, "--durations", "--json"])[0];
+    assert_eq!(v["kind"], "durations");
+    assert_eq!(v["recognised"]["forced"], true);
+    // Intervals computed as differences of doubles on a 20 µs grid, with their float
+    // noise, from 0.4 ms to 400 ms: durations on a grid, no "averages".
+    let noisy: String = (0..2000)
+        .map(|_| {
+            let a = (5_000_000 + rng.below(45_000_000)) as f64 * 0.02;
+            let k = (20.0 * 1000f64.powf(rng.unit())).round();
+            format!("{}\n", (a + k * 0.02) - a)
+        })
+        .collect();
+    let f = file_with(dir.path(), "noisy.txt", noisy.as_bytes());
+    let v = &analyzed(&["analyze", &f, "--unit", "ms", "--json"])[0];
+    assert_eq!(v["kind"], "durations", "{v}");
+    assert!(near(v, "tick_ns", 20_000.0, 1e-6), "{v}");
+    let readings = analyzed(&["analyze", &f, "--unit", "ms", "--readings", "--json"]);
+    assert_eq!(readings[0]["kind"], "readings");
+}
+
+/// A table with a header: every column analysed, one row each in one table (a column of
+/// words named and skipped, columns all alike or zero with their reasons), `--json` a
+/// list; `--column` still picks one; a TSV alike.
+#[test]
+fn analyze_reads_every_column_of_a_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = ticklab::rng::SplitMix64::new(11);
+    let mut text = String::from(
+        "browser,chrome_ms,firefox_ms,firefox_iso_ms,chrome_iso_ms,date_now,perf_now,\
+         epoch_ns,constant,zeros,run,mean_ms\n",
+    );
+    let (mut date, mut perf, mut ns) = (
+        1_732_550_000_000u64,
+        5000.0f64,
+        1_732_550_000_000_000_000u64,
+    );
+    for i in 0..1000u64 {
+        date += rng.below(31);
+        perf += 2.0 * rng.unit();
+        ns += 10 * (1 + rng.below(100_000));
+        text.push_str(&format!(
+            "{},{},{},{},{},{date},{},{ns},5.0,0,{},{:.4}\n",
+            ["Chrome", "Firefox", "Safari"][(i % 3) as usize],
+            (1 + rng.below(50)) as f64 / 10.0,
+            rng.below(21),
+            (1 + rng.below(1000)) as f64 * 0.02,
+            (1 + rng.below(400)) as f64 * 0.005,
+            (perf / 0.1).floor() * 0.1,
+            i + 1,
+            1.0 + 2.0 * rng.unit(),
+        ));
+    }
+    let f = file_with(dir.path(), "twelve.csv", text.as_bytes());
+    let cols = analyzed(&["analyze", &f, "--json"]);
+    assert_eq!(cols.len(), 12, "{cols:?}");
+    let col = |name: &str| cols.iter().find(|c| c["source"] == name).unwrap().clone();
+    assert_eq!(col("browser")["kind"], "skipped");
+    assert!(col("browser")["failure"]
+        .as_str()
+        .unwrap()
+        .contains("'Chrome'"));
+    assert_eq!(col("constant")["verdict"], "all alike: no step");
+    assert_eq!(col("zeros")["verdict"], "no step: all alike or zero");
+    assert!(near(&col("firefox_iso_ms"), "tick", 0.02, 1e-9));
+    assert!(near(&col("chrome_iso_ms"), "tick", 0.005, 1e-9));
+    assert_eq!(col("date_now")["kind"], "readings");
+    assert_eq!(col("date_now")["unit"], "ms");
+    assert_eq!(col("epoch_ns")["kind"], "readings");
+    assert!(near(&col("epoch_ns"), "tick_ns", 10.0, 1e-9));
+    assert!(near(&col("perf_now"), "tick", 0.1, 1e-9));
+    let t = stdout_of(&["analyze", &f]);
+    let rows = t.lines().take_while(|l| !l.is_empty()).count();
+    assert_eq!(rows, 13, "a header and 12 rows:\n{t}");
+    for name in ["browser", "mean_ms", "zeros"] {
+        assert!(t.lines().any(|l| l.starts_with(name)), "{name}:\n{t}");
+    }
+    let one = analyzed(&["analyze", &f, "--column", "firefox_iso_ms", "--json"]);
+    assert_eq!(one.len(), 1);
+    assert!(near(&one[0], "tick", 0.02, 1e-9));
+    let tsv = file_with(dir.path(), "two.tsv", text.replace(',', "\t").as_bytes());
+    assert_eq!(analyzed(&["analyze", &tsv, "--json"]).len(), 12);
+}
+
+/// Recordings other programs made (tests/data/README.md says how), each with its tick known
+/// without the lab: the doubles' spacing, a format's decimals, a browser's documented
+/// clamp, the recording machine's clock step (26 counts of its 2596.1 MHz TSC).
+#[test]
+fn analyze_finds_the_known_ticks_of_recordings_other_programs_made() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data");
+    // (file, column, the tick in ns, whether only a bound, unit given)
+    let cases: [(&str, &str, f64, bool, Option<&str>); 12] = [
+        ("date-ns.txt", "", 10.015, false, None),
+        ("python-time.txt", "", 238.418_579_1, true, None),
+        ("python-time-ns.txt", "", 10.015, false, None),
+        (
+            "python-clocks.tsv",
+            "monotonic_ns",
+            10.015,
+            false,
+            Some("ns"),
+        ),
+        (
+            "python-clocks.tsv",
+            "perf_counter_ns",
+            10.015,
+            false,
+            Some("ns"),
+        ),
+        (
+            "python-clocks.tsv",
+            "process_time_ns",
+            10.015,
+            false,
+            Some("ns"),
+        ),
+        (
+            "chromium-clocks.csv",
+            "performance_now_ms",
+            100_000.0,
+            false,
+            Some("ms"),
+        ),
+        (
+            "chromium-clocks.csv",
+            "time_origin_plus_now_ms",
+            100_000.0,
+            false,
+            Some("ms"),
+        ),
+        ("chromium-clocks.csv", "date_now_ms", 1e6, true, Some("ms")),
+        (
+            "chromium-clocks.csv",
+            "event_time_stamp_ms",
+            100_000.0,
+            false,
+            Some("ms"),
+        ),
+        ("node-date-now.txt", "", 1e6, true, None),
+        ("uptime.txt", "", 1e7, true, Some("s")),
+    ];
+    for (file, column, tick_ns, at_most, unit) in cases {
+        let path = data.join(file);
+        let mut args = vec!["analyze", path.to_str().unwrap(), "--json"];
+        if let Some(u) = unit {
+            args.extend(["--unit", u]);
+        }
+        let all = analyzed(&args);
+        let v = all
+            .iter()
+            .find(|c| column.is_empty() || c["source"] == column)
+            .unwrap();
+        assert_eq!(v["kind"], "readings", "{file} {column}: {v}");
+        assert!(near(v, "tick_ns", tick_ns, 1e-3), "{file} {column}: {v}");
+        assert_eq!(v["at_most"], at_most, "{file} {column}: {v}");
+    }
+    // The kernel's log, printed to microseconds (a line or two out of order).
+    let v = &analyzed(&[
+        "analyze",
+        data.join("dmesg.txt").to_str().unwrap(),
+        "--unit",
+        "s",
+        "--json",
+    ])[0];
+    assert_eq!(
+        (v["kind"].as_str(), v["at_most"].as_bool()),
+        (Some("readings"), Some(true))
+    );
+    assert!(near(v, "tick_ns", 1000.0, 1e-9), "{v}");
 }

@@ -15,7 +15,7 @@ export async function analyzeInput(ev) {
       ? [new TextEncoder().encode(pasted), "the pasted timings"]
       : file ? [new Uint8Array(await file.arrayBuffer()), file.name] : [null, null];
     if (bytes === null) throw new Error("Choose a file or paste timings first.");
-    const a = state.lab.analyze(bytes, name, $("analyze-unit").value);
+    const a = state.lab.analyze(bytes, name, $("analyze-unit").value, $("analyze-as").value);
     $("analysis-answer").textContent = a.answer;
     $("analysis-detail").replaceChildren(...a.detail.flatMap(([k, v]) => [el("dt", k), el("dd", v)]));
     $("analysis-overview").querySelector("thead tr").replaceChildren(...a.columns.map((c) => el("th", c, { scope: "col" })));

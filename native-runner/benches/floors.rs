@@ -615,6 +615,77 @@ fn lazy_start(out: &mut Vec<Figure>) {
     record(out, f, note);
 }
 
+/// `ticklab analyze` of a table of 12 columns of 1000 values each (durations of four
+/// clamps, readings of three clocks, a column of words, one alike, one of zeros, a run
+/// counter, printed means), wall, median of 5: every column's row in one run.
+fn analyze_wall(out: &mut Vec<Figure>) {
+    let bin = env!("CARGO_BIN_EXE_ticklab");
+    let mut rng = ticklab::rng::SplitMix64::new(11);
+    let mut text = String::from(
+        "browser,chrome_ms,firefox_ms,firefox_iso_ms,chrome_iso_ms,date_now,perf_now,\
+         epoch_ns,constant,zeros,run,mean_ms\n",
+    );
+    let (mut date, mut perf, mut ns) = (
+        1_732_550_000_000u64,
+        5000.0f64,
+        1_732_550_000_000_000_000u64,
+    );
+    for i in 0..1000u64 {
+        date += rng.below(31);
+        perf += 2.0 * rng.unit();
+        ns += 10 * (1 + rng.below(100_000));
+        text.push_str(&format!(
+            "{},{},{},{},{},{date},{},{ns},5.0,0,{},{:.4}\n",
+            ["Chrome", "Firefox", "Safari"][(i % 3) as usize],
+            (1 + rng.below(50)) as f64 / 10.0,
+            rng.below(21),
+            (1 + rng.below(1000)) as f64 * 0.02,
+            (1 + rng.below(400)) as f64 * 0.005,
+            (perf / 0.1).floor() * 0.1,
+            i + 1,
+            1.0 + 2.0 * rng.unit(),
+        ));
+    }
+    let path = std::env::temp_dir().join(format!("ticklab-twelve-{}.csv", std::process::id()));
+    let mut note = String::new();
+    let mut walls = Vec::new();
+    if let Err(e) = std::fs::write(&path, &text) {
+        note = format!("cannot write {}: {e}", path.display());
+    } else {
+        for _ in 0..5 {
+            let t = Instant::now();
+            match Command::new(bin).arg("analyze").arg(&path).output() {
+                Ok(o) if o.status.success() => {
+                    walls.push(t.elapsed().as_secs_f64());
+                    let rows = String::from_utf8_lossy(&o.stdout)
+                        .lines()
+                        .take_while(|l| !l.is_empty())
+                        .count();
+                    if rows != 13 {
+                        note = format!("{} rows, not 12 and a header", rows.saturating_sub(1));
+                    }
+                }
+                Ok(o) => note = format!("ticklab analyze exited {}", o.status),
+                Err(e) => note = format!("cannot start {bin}: {e}"),
+            }
+        }
+        let _ = std::fs::remove_file(&path);
+    }
+    let m = median(&walls);
+    let f = Figure::new(
+        5,
+        "`ticklab analyze` of a 12-column CSV, 1000 values a column, wall, median of 5",
+        "≤ 1 s",
+        if walls.is_empty() {
+            "failed".into()
+        } else {
+            format!("{:.0} ms", m * 1e3)
+        },
+        Some(note.is_empty() && !walls.is_empty() && m <= 1.0),
+    );
+    record(out, f, note);
+}
+
 /// One part of the figures, appending its rows.
 type Section = fn(&mut Vec<Figure>);
 
@@ -629,12 +700,13 @@ fn main() {
         .iter()
         .position(|a| a == "--only")
         .and_then(|i| args.get(i + 1).cloned());
-    let sections: [(&str, Section); 6] = [
+    let sections: [(&str, Section); 7] = [
         ("read_costs", read_costs),
         ("sub_tick", sub_tick),
         ("interpolation", interpolation),
         ("lazy_start", lazy_start),
         ("run_wall", run_wall),
+        ("analyze_wall", analyze_wall),
         ("least_values", least_values),
     ];
     if let Some(name) = only.as_deref() {

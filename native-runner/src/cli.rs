@@ -181,17 +181,25 @@ pub enum Unit {
 
 #[derive(Args, Debug)]
 pub struct AnalyzeArgs {
-    /// Durations: one a line, a CSV file with --column, a tool's file (Criterion's
-    /// sample.json or raw.csv, hyperfine's --export-json, pytest-benchmark's
-    /// --benchmark-json, JMH's -rf json), a directory of them (target/criterion), or - for
-    /// standard input.
+    /// Durations or a clock's readings: one a line, a CSV or TSV file (every column, or
+    /// one with --column), a tool's file (Criterion's sample.json or raw.csv, hyperfine's
+    /// --export-json, pytest-benchmark's --benchmark-json, JMH's -rf json), a directory of
+    /// them (target/criterion), or - for standard input.
     pub file: String,
     /// Read this column of a CSV file: a header name or a 1-based index.
     #[arg(long, value_name = "NAME|INDEX")]
     pub column: Option<String>,
-    /// Unit of plain numbers (the tools' files carry their own); without it, ticks.
+    /// Unit of plain numbers (the tools' files carry their own); without it, ticks, or
+    /// for readings of the years 2000 to 2100 the epoch unit their size says.
     #[arg(long, value_enum)]
     pub unit: Option<Unit>,
+    /// Read the values as a clock's readings (the tick divides the intervals between
+    /// them), whatever they look like.
+    #[arg(long, conflicts_with = "durations")]
+    pub readings: bool,
+    /// Read the values as durations, even when they only grow.
+    #[arg(long)]
+    pub durations: bool,
     #[command(flatten)]
     pub output: Output,
 }

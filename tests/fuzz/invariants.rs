@@ -42,32 +42,48 @@ fn words(bytes: &[u8]) -> Vec<u64> {
 /// the tools' JSON: a sound analysis (finite values, a finite positive tick and precision,
 /// shares that are shares, an answer in words) or a bad-input error; never a panic.
 pub fn analyze(bytes: &[u8]) -> Result<(), String> {
-    for column in [None, Some("1"), Some("2"), Some("ms")] {
-        match examine(Box::new(Cursor::new(bytes.to_vec())), column, "input") {
+    use ticklab::analyze::Kind;
+    let forms = [
+        (None, None),
+        (Some("1"), None),
+        (Some("2"), None),
+        (Some("ms"), None),
+        (None, Some(Kind::Readings)),
+        (None, Some(Kind::Durations)),
+    ];
+    for (column, forced) in forms {
+        match examine(
+            Box::new(Cursor::new(bytes.to_vec())),
+            column,
+            "input",
+            forced,
+        ) {
             Ok(a) => {
-                let m = a.main();
-                let values_sound = m.series.values.iter().all(|v| v.is_finite() && *v >= 0.0);
-                let estimate_sound = m.estimate.as_ref().is_none_or(|e| {
-                    e.tick.is_finite()
-                        && e.tick > 0.0
-                        && e.uncertainty.is_finite()
-                        && (0.0..=1.0).contains(&e.share_explained)
-                });
-                let precision = m.series.quantum.step();
-                check(
-                    values_sound
-                        && estimate_sound
-                        && precision.is_finite()
-                        && precision > 0.0
-                        && !ticklab::present::analysis::answer(m).is_empty(),
-                    || {
-                        format!(
-                            "unsound analysis: {:?}, answer {}",
-                            m.estimate,
-                            ticklab::present::analysis::answer(m)
-                        )
-                    },
-                )?;
+                // Every series (every column of a table), not the headline alone.
+                for m in a.series.iter().chain(a.combined.as_ref()) {
+                    let values_sound = m.series.values.iter().all(|v| v.is_finite() && *v >= 0.0)
+                        && m.analysed()
+                            .iter()
+                            .all(|v| v.is_finite() && *v > 0.0 || m.readings.is_none());
+                    let estimate_sound = m.estimate.as_ref().is_none_or(|e| {
+                        e.tick.is_finite()
+                            && e.tick > 0.0
+                            && e.uncertainty.is_finite()
+                            && (0.0..=1.0).contains(&e.share_explained)
+                    });
+                    let precision = m.series.quantum.step();
+                    let words = ticklab::present::analysis::answer(m);
+                    let row = ticklab::present::analysis::column_row(m);
+                    check(
+                        values_sound
+                            && estimate_sound
+                            && precision.is_finite()
+                            && precision > 0.0
+                            && !words.is_empty()
+                            && row.len() == ticklab::present::analysis::COLUMNS_COLUMNS.len(),
+                        || format!("unsound analysis: {:?}, answer {words}", m.estimate),
+                    )?;
+                }
             }
             Err(CliError::Usage(m)) if !m.is_empty() => {}
             Err(e) => return Err(format!("not a bad-input error: {e:?}")),

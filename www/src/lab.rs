@@ -342,8 +342,15 @@ impl Lab {
     /// Timings measured elsewhere (a file's bytes, read as `ticklab analyze` reads them:
     /// UTF-8 with or without a byte-order mark, or UTF-16; or a paste; named `name`), analysed as
     /// `ticklab analyze` does with plain numbers in `unit` ("s", "ms", "us", "ns",
-    /// "ticks"): the overview, detail, answer, bands and notes in words.
-    pub fn analyze(&mut self, bytes: &[u8], name: &str, unit: &str) -> Result<JsValue, JsError> {
+    /// "ticks"), read as `read_as` ("auto", "durations", "readings"): the overview,
+    /// detail, answer, bands and notes in words.
+    pub fn analyze(
+        &mut self,
+        bytes: &[u8],
+        name: &str,
+        unit: &str,
+        read_as: &str,
+    ) -> Result<JsValue, JsError> {
         let json = |b: &[u8]| -> Result<serde_json::Value, String> {
             let text = std::str::from_utf8(b).map_err(|_| "not UTF-8 text".to_string())?;
             let v = js_sys::JSON::parse(text).map_err(|_| "not JSON".to_string())?;
@@ -351,7 +358,7 @@ impl Lab {
         };
         let words = self
             .session
-            .analyze(bytes, name, unit, &json)
+            .analyze(bytes, name, unit, read_as, &json)
             .map_err(js_err)?;
         to_js(&words)
     }

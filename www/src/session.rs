@@ -429,12 +429,14 @@ impl Session {
     }
 
     /// Timings measured elsewhere, `bytes` of a file or a paste named `name`, read and
-    /// analysed as `ticklab analyze` does; plain numbers are in `unit`.
+    /// analysed as `ticklab analyze` does; plain numbers are in `unit`, and read as
+    /// `read_as` ("auto", "durations", "readings": the command's --durations, --readings).
     pub fn analyze(
         &mut self,
         bytes: &[u8],
         name: &str,
         unit: &str,
+        read_as: &str,
         json: JsonParser,
     ) -> Result<Analyzed, String> {
         let unit = match unit {
@@ -445,17 +447,23 @@ impl Session {
             "ticks" => Unit::Ticks,
             other => return Err(format!("unit '{other}': expected s, ms, us, ns or ticks")),
         };
-        let an =
-            analyze::examine(bytes, None, name, Some(unit), json).map_err(|e| e.to_string())?;
+        let forced = match read_as {
+            "auto" => None,
+            "durations" => Some(analyze::Kind::Durations),
+            "readings" => Some(analyze::Kind::Readings),
+            other => {
+                return Err(format!(
+                    "read as '{other}': expected auto, durations or readings"
+                ))
+            }
+        };
+        let an = analyze::examine(bytes, None, name, Some(unit), json, forced)
+            .map_err(|e| e.to_string())?;
         let m = an.main();
+        let (columns, overview) = present::analysis::overview(&an);
         let words = Analyzed {
-            columns: &present::analysis::OVERVIEW_COLUMNS,
-            overview: an
-                .series
-                .iter()
-                .chain(an.combined.as_ref())
-                .map(present::analysis::overview_row)
-                .collect(),
+            columns,
+            overview,
             detail: present::analysis::detail_rows(m),
             answer: present::analysis::answer(m),
             bands: present::analysis::band_lines(m),
@@ -464,7 +472,7 @@ impl Session {
                 .estimate
                 .as_ref()
                 .filter(|e| e.found())
-                .and_then(|e| analyze::ns_per_unit(m.series.unit).map(|f| e.tick * f)),
+                .and_then(|e| analyze::ns_per_unit(m.unit()).map(|f| e.tick * f)),
         };
         self.analysis = Some(an);
         Ok(words)
@@ -704,18 +712,66 @@ mod tests {
         );
         let json = |b: &[u8]| serde_json::from_slice(b).map_err(|e| e.to_string());
         let mut s = Session::new(Context::default());
-        let a = s.analyze(text.as_bytes(), "t.txt", "ms", &json).unwrap();
+        let a = s
+            .analyze(text.as_bytes(), "t.txt", "ms", "auto", &json)
+            .unwrap();
         assert_eq!(a.tick_ns, Some(100_000.0));
-        assert!(a.detail[1][1].starts_with("100.000 µs"), "{:?}", a.detail);
+        let tick = a.detail.iter().find(|r| r[0] == "tick").unwrap();
+        assert!(tick[1].starts_with("100.000 µs"), "{:?}", a.detail);
         assert!(
             a.bands[1].starts_with("200 µs (2 ticks): "),
             "{:?}",
             a.bands
         );
         assert_eq!(s.analysed().unwrap().series.values.len(), 399);
-        let e = s.analyze(b"1\nx\n", "bad.txt", "ms", &json).unwrap_err();
+        let e = s
+            .analyze(b"1\nx\n", "bad.txt", "ms", "auto", &json)
+            .unwrap_err();
         assert!(e.contains("line 2"), "{e}");
-        assert!(s.analyze(b"1", "t", "furlongs", &json).is_err());
+        assert!(s.analyze(b"1", "t", "furlongs", "auto", &json).is_err());
+        assert!(s.analyze(b"1", "t", "ms", "guesses", &json).is_err());
+    }
+
+    /// A table pasted into the page: every column a row, in the words of `ticklab
+    /// analyze`'s table, a column of words and one of equal values with their reasons;
+    /// readings of the epoch in ms with their unit.
+    #[test]
+    fn every_column_of_a_table_is_a_row_in_the_commands_words() {
+        let mut text = String::from("browser,ms,date_now,same\n");
+        for i in 0..200u64 {
+            let ms = (i * 7919 % 40 + 1) as f64 * 0.1;
+            text.push_str(&format!(
+                "Chrome,{ms},{},5\n",
+                1_732_550_000_000 + i * 3 + i % 2
+            ));
+        }
+        let json = |b: &[u8]| serde_json::from_slice(b).map_err(|e| e.to_string());
+        let mut s = Session::new(Context::default());
+        let a = s
+            .analyze(text.as_bytes(), "t.csv", "ms", "auto", &json)
+            .unwrap();
+        assert_eq!(a.columns, &present::analysis::COLUMNS_COLUMNS[..]);
+        let an = analyze::examine(
+            text.as_bytes(),
+            None,
+            "t.csv",
+            Some(analyze::Unit::Ms),
+            &json,
+            None,
+        )
+        .unwrap();
+        let want: Vec<Vec<String>> = an
+            .series
+            .iter()
+            .map(present::analysis::column_row)
+            .collect();
+        assert_eq!(a.overview, want);
+        let row = |name: &str| a.overview.iter().find(|r| r[0] == name).unwrap().clone();
+        assert_eq!(row("browser")[4], "not numbers: skipped");
+        assert_eq!(row("same")[4], "all alike: no step");
+        assert_eq!(row("date_now")[2], "readings");
+        assert_eq!(row("date_now")[3], "at most 1.000 ms");
+        assert_eq!(row("ms")[2], "durations");
     }
 
     #[test]

@@ -3,8 +3,10 @@
 
 pub mod formats;
 
+use serde::{Deserialize, Serialize};
+
 use crate::caveat::Caveat;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::stats::{self, Band};
 use crate::tick::{self, EstimatorOptions, Method, Quantum, TickEstimate};
 
@@ -14,10 +16,113 @@ pub use formats::{Format, Series};
 /// The factor of the Rule of 100: a timing should last 100 ticks for 1% quantisation error.
 pub(crate) const RULE: f64 = 100.0;
 
+/// What a series' values are: how long things took, or what a clock read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// Durations: each value is how long one thing took.
+    Durations,
+    /// Readings of a clock: each value is what it read, and the tick divides the intervals
+    /// between them.
+    Readings,
+}
+
+/// Why a series was read as it was, with the figures.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Recognised {
+    /// What it was read as.
+    pub kind: Kind,
+    /// Whether that was asked for (`--readings`, `--durations`), not recognised.
+    pub forced: bool,
+    /// Steps between consecutive values.
+    pub steps: u64,
+    /// Steps that went down.
+    pub down: u64,
+    /// The median value over the median positive step: readings lie far from zero beside
+    /// their steps (NaN when no step is positive).
+    pub far: f64,
+}
+
+/// Fewest values a series needs to be recognised as readings: fewer may grow by chance.
+pub const READINGS_FEWEST: usize = 10;
+/// Most steps down, as a share of all, that readings may take: logs of several threads or
+/// processes, each line stamped when written, come a little out of order; a set of
+/// durations in no order goes down at half its steps, and sorted ones never.
+pub const READINGS_DOWN: f64 = 0.01;
+/// Least median value, in median positive steps, of readings: a clock read from some
+/// origin lies far from zero beside the intervals between its readings, where durations
+/// that grow (sizes timed in order) are a few steps from it.
+pub const READINGS_FAR: f64 = 10.0;
+
+/// Whether `values` are readings: they only grow (or nearly) and lie far from zero beside
+/// their steps. `forced` is what the user asked for, when they asked.
+pub fn recognise(values: &[f64], forced: Option<Kind>) -> Recognised {
+    let mut down = 0u64;
+    let mut steps: Vec<f64> = Vec::with_capacity(values.len());
+    for w in values.windows(2) {
+        if w[1] < w[0] {
+            down += 1;
+        } else if w[1] > w[0] {
+            steps.push(w[1] - w[0]);
+        }
+    }
+    let n = values.len().saturating_sub(1) as u64;
+    let median = |v: &mut Vec<f64>| {
+        stats::sort_f64(v);
+        stats::quantile_sorted(v, 0.5)
+    };
+    let step = if steps.is_empty() {
+        f64::NAN
+    } else {
+        median(&mut steps)
+    };
+    let mut all = values.to_vec();
+    let far = median(&mut all) / step;
+    let readings = values.len() >= READINGS_FEWEST
+        && down as f64 <= READINGS_DOWN * n as f64
+        && far >= READINGS_FAR;
+    Recognised {
+        kind: match forced {
+            Some(k) => k,
+            None if readings => Kind::Readings,
+            None => Kind::Durations,
+        },
+        forced: forced.is_some(),
+        steps: n,
+        down,
+        far,
+    }
+}
+
+/// What readings gave beside their tick: the intervals between them, and what limits
+/// their precision.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Readings {
+    /// The positive intervals between consecutive readings, in order.
+    pub intervals: Vec<f64>,
+    /// Consecutive readings that were equal (the clock had not moved).
+    pub repeats: u64,
+    /// Consecutive readings that went down, left out.
+    pub down: u64,
+    /// The spacing of the doubles holding readings this large, when it, not the printing,
+    /// sets the finest step the file can show (2^-22 s for epoch seconds).
+    pub storage: Option<f64>,
+    /// The unit read off the readings' size, when none was given: epoch seconds,
+    /// milliseconds, microseconds or nanoseconds of the years 2000 to 2100.
+    pub epoch: Option<Unit>,
+}
+
 /// What one series gave.
 pub struct SeriesAnalysis {
     /// The values and where they came from.
     pub series: Series,
+    /// What the values were read as, and why.
+    pub recognised: Option<Recognised>,
+    /// For readings, the intervals between them.
+    pub readings: Option<Readings>,
+    /// Why the series has no tick at all, when it has none for want of data (a column of
+    /// words, values all alike or zero).
+    pub failure: Option<Caveat>,
     /// The tick estimate; none for averages, which have no tick.
     pub estimate: Option<TickEstimate>,
     /// Whether the estimate is of the values' differences: they share an offset.
@@ -30,6 +135,49 @@ pub struct SeriesAnalysis {
 }
 
 impl SeriesAnalysis {
+    /// A series with no estimate: averages, or one that failed for `failure`.
+    fn without(series: Series, failure: Option<Caveat>) -> Self {
+        Self {
+            series,
+            recognised: None,
+            readings: None,
+            failure,
+            estimate: None,
+            offset: false,
+            bands: Vec::new(),
+            printed_digits: None,
+        }
+    }
+
+    /// The values the tick was found in: the intervals between readings, or the durations.
+    pub fn analysed(&self) -> &[f64] {
+        match &self.readings {
+            Some(r) => &r.intervals,
+            None => &self.series.values,
+        }
+    }
+
+    /// The shortest positive value analysed: interval or duration (infinite when none).
+    pub fn series_shortest(&self) -> f64 {
+        self.analysed()
+            .iter()
+            .copied()
+            .filter(|&v| v > 0.0)
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    /// Whether the values are readings of a clock.
+    pub fn is_readings(&self) -> bool {
+        self.readings.is_some()
+    }
+
+    /// The unit of the values: the series', or the one its readings' size told.
+    pub fn unit(&self) -> Option<Unit> {
+        self.series
+            .unit
+            .or(self.readings.as_ref().and_then(|r| r.epoch))
+    }
+
     /// The tick, when one was found or the data's precision bounds it; none otherwise.
     pub fn tick(&self) -> Option<f64> {
         self.estimate
@@ -57,27 +205,196 @@ pub struct Analysis {
 }
 
 impl Analysis {
+    /// Whether the series are a table's columns (each read alone, one row each).
+    pub fn is_table(&self) -> bool {
+        self.series.len() > 1
+            && self
+                .series
+                .iter()
+                .all(|a| a.series.format == Format::Column)
+    }
+
     /// The headline result: all series together, or the first of timings, or the first.
     pub fn main(&self) -> &SeriesAnalysis {
         self.combined.as_ref().unwrap_or_else(|| {
             self.series
                 .iter()
-                .find(|s| !s.series.averages)
+                .find(|s| !s.series.averages && s.estimate.is_some())
                 .unwrap_or(&self.series[0])
         })
     }
 }
 
-fn analyse(series: Series) -> Result<SeriesAnalysis> {
-    if series.averages {
-        return Ok(SeriesAnalysis {
-            series,
-            estimate: None,
-            offset: false,
-            bands: Vec::new(),
-            printed_digits: None,
-        });
+fn analyse(series: Series, forced: Option<Kind>) -> Result<SeriesAnalysis> {
+    if let Some(why) = series.refused.clone() {
+        return Ok(SeriesAnalysis::without(series, Some(why)));
     }
+    if series.averages {
+        return Ok(SeriesAnalysis::without(series, None));
+    }
+    // A tool's file says what it holds (Criterion's totals grow with their iterations):
+    // only plain numbers are told apart.
+    let plain = matches!(
+        series.format,
+        Format::Lines | Format::Column | Format::JsonArray
+    );
+    let recognised = (plain || forced.is_some()).then(|| recognise(&series.values, forced));
+    let kind = recognised.map_or(Kind::Durations, |r| r.kind);
+    // Values all alike show no step, whatever they are: the column says so in its row.
+    let v = &series.values;
+    if v.len() >= 2 && v.iter().all(|x| *x == v[0]) && v[0] > 0.0 {
+        let n = v.len() as u64;
+        let mut a = SeriesAnalysis::without(series, Some(Caveat::OneValue { readings: n }));
+        a.recognised = recognised;
+        return Ok(a);
+    }
+    let mut a = SeriesAnalysis::without(series, None);
+    a.recognised = recognised;
+    let done = if kind == Kind::Readings {
+        readings(&mut a)
+    } else {
+        durations(&mut a)
+    };
+    match done {
+        Ok(()) => Ok(a),
+        // A column of values all alike or zero has no tick, and says why in its row.
+        Err(Error::NoData(why)) => {
+            a.failure = Some(why);
+            Ok(a)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The epoch unit of readings of `median` size, when it is one of the years 2000 to 2100.
+fn epoch_unit(median: f64) -> Option<Unit> {
+    const FROM_S: f64 = 946_684_800.0;
+    const TO_S: f64 = 4_102_444_800.0;
+    [
+        (Unit::S, 1.0),
+        (Unit::Ms, 1e3),
+        (Unit::Us, 1e6),
+        (Unit::Ns, 1e9),
+    ]
+    .into_iter()
+    .find(|(_, f)| (FROM_S * f..TO_S * f).contains(&median))
+    .map(|(u, _)| u)
+}
+
+/// One unit in the last place of `x`: how far apart the doubles near it are.
+pub fn spacing(x: f64) -> f64 {
+    let x = x.abs();
+    if !x.is_finite() || x == 0.0 {
+        return 0.0;
+    }
+    f64::from_bits(x.to_bits() + 1) - x
+}
+
+/// The tick of readings: from the intervals between consecutive ones (exact for whole
+/// numbers, to the decimals written for decimals), to the readings' own precision or, when
+/// it is coarser, the spacing of the doubles that hold them.
+fn readings(a: &mut SeriesAnalysis) -> Result<()> {
+    let series = &mut a.series;
+    let v = &series.values;
+    let (mut intervals, mut repeats, mut down) = (Vec::with_capacity(v.len()), 0u64, 0u64);
+    let top = v.iter().copied().fold(0.0f64, f64::max);
+    // Decimals written to a step, differenced on that step: exact while the scaled
+    // readings are whole numbers a double holds (up to 2^53).
+    // (Not a grid found in doubles written to full precision: their own digits are noise.)
+    let full = series.places.first() == Some(&formats::FULL_PRECISION);
+    let written = match series.quantum {
+        Quantum::Decimals { places } if (0..=15).contains(&places) && !full => {
+            let scale = 10f64.powi(places);
+            (top * scale < 9.0e15).then_some(scale)
+        }
+        _ => None,
+    };
+    let mut push = |d: f64| {
+        if d > 0.0 {
+            intervals.push(d);
+        } else if d == 0.0 {
+            repeats += 1;
+        } else {
+            down += 1;
+        }
+    };
+    match (&series.exact, written) {
+        (Some((w, places)), _) => {
+            // Exactly as written, beyond what a double holds.
+            let unit = 10f64.powi(-*places);
+            for p in w.windows(2) {
+                push((i128::from(p[1]) - i128::from(p[0])) as f64 * unit);
+            }
+        }
+        (None, Some(scale)) => {
+            for p in v.windows(2) {
+                push(((p[1] * scale).round() - (p[0] * scale).round()) / scale);
+            }
+        }
+        (None, None) => {
+            for p in v.windows(2) {
+                push(p[1] - p[0]);
+            }
+        }
+    }
+    let median = {
+        let mut all = v.clone();
+        stats::sort_f64(&mut all);
+        stats::quantile_sorted(&all, 0.5)
+    };
+    let epoch = series.unit.is_none().then(|| epoch_unit(median)).flatten();
+    let unit = series.unit.or(epoch);
+    let (mut quantum, mut finer) = match (&series.exact, written) {
+        (Some((_, places)), _) => (Quantum::Decimals { places: *places }, None),
+        (None, Some(_)) => (series.quantum, None),
+        (None, None) => Quantum::infer_with_finer(&intervals),
+    };
+    // Storage, not the clock: readings this large are held by doubles this far apart
+    // (text read exactly is held by no double).
+    let stored = if series.exact.is_some() {
+        0.0
+    } else {
+        spacing(top)
+    };
+    let storage = (stored > quantum.step()).then_some(stored);
+    if let Some(step) = storage {
+        quantum = Quantum::Spacing { step };
+        finer = None;
+    }
+    let opts = EstimatorOptions::default();
+    let unit_s = ns_per_unit(unit).map(|ns| ns * 1e-9);
+    let estimate = tick::estimate_with_finer(&intervals, quantum, finer, unit_s, &opts)?;
+    a.bands = if estimate.found() || estimate.method == Method::Precision {
+        stats::bands(&intervals, estimate.tick / 4.0, 32)
+    } else {
+        Vec::new()
+    };
+    // The readings' quantum is their intervals' now.
+    series.quantum = quantum;
+    series.finer = finer;
+    a.estimate = Some(estimate);
+    a.readings = Some(Readings {
+        intervals,
+        repeats,
+        down,
+        storage,
+        epoch,
+    });
+    Ok(())
+}
+
+/// The tick of durations, and whether only their printing makes it.
+fn durations(a: &mut SeriesAnalysis) -> Result<()> {
+    let (estimate, offset, bands, printed_digits) = durations_of(&a.series)?;
+    a.estimate = Some(estimate);
+    a.offset = offset;
+    a.bands = bands;
+    a.printed_digits = printed_digits;
+    Ok(())
+}
+
+#[allow(clippy::type_complexity)]
+fn durations_of(series: &Series) -> Result<(TickEstimate, bool, Vec<Band>, Option<i32>)> {
     let opts = EstimatorOptions::default();
     let unit_s = ns_per_unit(series.unit).map(|ns| ns * 1e-9);
     let mut estimate =
@@ -94,7 +411,7 @@ fn analyse(series: Series) -> Result<SeriesAnalysis> {
         * 100
         <= series.values.len();
     if !estimate.found() && !on_grid && series.values.len() >= 10 {
-        if let Some((mut e, reference)) = offset_estimate(&series, unit_s, &opts)? {
+        if let Some((mut e, reference)) = offset_estimate(series, unit_s, &opts)? {
             // The zeros the table shows are the file's (runs the offset made negative).
             e.zeros = series.values.iter().filter(|v| **v == 0.0).count() as u64;
             e.caveats.insert(
@@ -114,17 +431,17 @@ fn analyse(series: Series) -> Result<SeriesAnalysis> {
         && !offset
         && estimate.tick > series.quantum.step() * (1.0 + 1e-9)
     {
-        printing_alone(&series, estimate.tick, estimate.quantum.step()).filter(|&(shown, share)| {
+        printing_alone(series, estimate.tick, estimate.quantum.step()).filter(|&(shown, share)| {
             let positive = series.values.iter().filter(|x| **x > 0.0).count();
             shown == 0 || share < opts.min_share || (shown < MIN_SHOWN && 2 * shown < positive)
         })
     } else if estimate.method == Method::Precision {
-        significant_print(&series).map(|_| (0, 0.0))
+        significant_print(series).map(|_| (0, 0.0))
     } else {
         None
     };
     if let Some((shown, share)) = refused {
-        let digits = significant_digits(&series);
+        let digits = significant_digits(series);
         printed_digits = Some(digits);
         // Its caveats were of the tick refused.
         estimate.caveats = vec![Caveat::OnlyPrinting {
@@ -146,13 +463,7 @@ fn analyse(series: Series) -> Result<SeriesAnalysis> {
     } else {
         Vec::new()
     };
-    Ok(SeriesAnalysis {
-        series,
-        estimate: Some(estimate),
-        offset,
-        bands,
-        printed_digits,
-    })
+    Ok((estimate, offset, bands, printed_digits))
 }
 
 /// Fewest values written finely enough to show a tick for it to be one, unless they are
@@ -167,6 +478,12 @@ const MIN_SHOWN: usize = 10;
 /// are not known.
 fn printing_alone(series: &Series, tick: f64, grid: f64) -> Option<(usize, f64)> {
     if series.places.len() != series.values.len() || tick.is_nan() || tick <= 0.0 {
+        return None;
+    }
+    // Values written to a double's full precision (differences of doubles, with their
+    // float noise) were written to no fixed number of digits: they are data on a grid, and
+    // their printing makes no tick.
+    if series.places.iter().all(|p| *p == formats::FULL_PRECISION) {
         return None;
     }
     let (mut shown, mut hit) = (0usize, 0usize);
@@ -294,10 +611,15 @@ fn offset_estimate(
     Ok(e.found().then_some((e, min)))
 }
 
-/// Every series' tick, and that of all timing series together when they share a unit.
-pub fn analyse_all(all: Vec<Series>) -> Result<Analysis> {
+/// Every series' tick, and that of all timing series of a tool's file together when they
+/// share a unit (one clock timed them all); a table's columns are each their own (one
+/// browser each, one setting each). `forced` reads every series as durations or readings.
+pub fn analyse_all(all: Vec<Series>, forced: Option<Kind>) -> Result<Analysis> {
     // All timing series together, when they share a unit and there are several.
-    let timings: Vec<&Series> = all.iter().filter(|s| !s.averages).collect();
+    let timings: Vec<&Series> = all
+        .iter()
+        .filter(|s| !s.averages && s.format != Format::Column && forced != Some(Kind::Readings))
+        .collect();
     let combined = if timings.len() >= 2 && timings.iter().all(|s| s.unit == timings[0].unit) {
         let values: Vec<f64> = timings
             .iter()
@@ -327,12 +649,20 @@ pub fn analyse_all(all: Vec<Series>) -> Result<Analysis> {
                 .iter()
                 .flat_map(|s| s.places.iter().copied())
                 .collect(),
+            exact: None,
+            refused: None,
         })
     } else {
         None
     };
-    let series = all.into_iter().map(analyse).collect::<Result<Vec<_>>>()?;
-    let combined = combined.map(analyse).transpose()?;
+    let series = all
+        .into_iter()
+        .map(|s| analyse(s, forced))
+        .collect::<Result<Vec<_>>>()?;
+    // Durations of one clock together (readings of several logs have no order between them).
+    let combined = combined
+        .map(|s| analyse(s, Some(Kind::Durations)))
+        .transpose()?;
     Ok(Analysis { series, combined })
 }
 
@@ -344,6 +674,7 @@ pub fn examine(
     name: &str,
     unit: Option<Unit>,
     json: formats::JsonParser,
+    forced: Option<Kind>,
 ) -> Result<Analysis> {
-    analyse_all(formats::read(bytes, column, name, unit, json)?)
+    analyse_all(formats::read(bytes, column, name, unit, json)?, forced)
 }

@@ -141,6 +141,10 @@ pub enum Caveat {
     TimingsBackwards { timings: u64 },
     /// A fit of two sizes only, and the failure that made it so.
     TwoSizesOnly { because: Box<Caveat> },
+    /// A column whose line `line` holds `text`, which is no duration or reading: skipped.
+    NotNumbers { line: u64, text: String },
+    /// A column with no value at all: skipped.
+    NoValues,
     /// Each sample timed `lo` to `hi` iterations; their totals are analysed (Criterion).
     IterationTotals { lo: f64, hi: f64 },
     /// Each round's time was divided by its iterations; the round times are analysed.
@@ -390,6 +394,11 @@ mod tests {
                 count_ns: 2.0,
             },
             Caveat::TargetIgnored,
+            Caveat::NotNumbers {
+                line: 3,
+                text: "Chrome".into(),
+            },
+            Caveat::NoValues,
             Caveat::Recalibrated {
                 before: 32_768,
                 after: 1_048_576,

@@ -101,6 +101,7 @@ const FIELDS: &[(&str, Ty)] = &[
     ("gaps", Ty::Count),
     ("lost_s", Ty::Number),
     ("before", Ty::Count),
+    ("line", Ty::Count),
     ("after", Ty::Count),
     ("longest_s", Ty::Number),
 ];
@@ -194,6 +195,11 @@ impl Read {
                     }
                 }
             }
+            "not_numbers" => Caveat::NotNumbers {
+                line: r.count("line")?,
+                text: r.words("text")?,
+            },
+            "no_values" => Caveat::NoValues,
             "recalibrated" => Caveat::Recalibrated {
                 before: r.count("before")?,
                 after: r.count("after")?,
@@ -407,6 +413,8 @@ impl Caveat {
             Caveat::FewEdges { .. } => "few_edges",
             Caveat::Starved { .. } => "starved",
             Caveat::Recalibrated { .. } => "recalibrated",
+            Caveat::NotNumbers { .. } => "not_numbers",
+            Caveat::NoValues => "no_values",
             Caveat::TooBusy { .. } => "too_busy",
             Caveat::Sampled => "sampled",
             Caveat::FewChanges { .. } => "few_changes",
@@ -493,6 +501,7 @@ impl Serialize for Caveat {
                 count("before", *before)?;
                 count("after", *after)?;
             }
+            Caveat::NotNumbers { line, .. } => count("line", *line)?,
             Caveat::Starved {
                 intervals,
                 of,
@@ -630,7 +639,9 @@ impl Serialize for Caveat {
                 m.serialize_entry("target_counts", target_counts)?;
             }
             Caveat::TwoSizesOnly { because } => m.serialize_entry("because", because)?,
-            Caveat::Text { text } => m.serialize_entry("text", text)?,
+            Caveat::Text { text } | Caveat::NotNumbers { text, .. } => {
+                m.serialize_entry("text", text)?
+            }
             Caveat::Frozen { elapsed_s, reads } => {
                 m.serialize_entry("elapsed_s", elapsed_s)?;
                 m.serialize_entry("reads", reads)?;

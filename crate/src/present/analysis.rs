@@ -3,9 +3,12 @@
 
 pub use super::units::{duration, unit_name};
 use super::{caveat, percent, ticks, DASH};
-use crate::analyze::{ns_per_unit, Format, SeriesAnalysis, Unit, RULE};
+use crate::analyze::{
+    ns_per_unit, Analysis, Format, Kind, Readings, SeriesAnalysis, Unit, READINGS_DOWN,
+    READINGS_FEWEST, RULE,
+};
 use crate::caveat::Caveat;
-use crate::tick::Method;
+use crate::tick::{Method, TickEstimate};
 
 /// A value and its standard error, to the digits the error allows: "10.0148 ± 0.0003 ns".
 fn with_error(v: f64, se: f64, u: Option<Unit>) -> String {
@@ -55,11 +58,19 @@ fn averages_reason(f: Format) -> &'static str {
 /// The answer in the terms of whoever made the timings.
 pub fn answer(a: &SeriesAnalysis) -> String {
     let s = &a.series;
-    let u = s.unit;
+    let u = a.unit();
     let (one, many) = s.format.noun();
+    match &a.failure {
+        Some(why @ (Caveat::NotNumbers { .. } | Caveat::NoValues)) => return caveat(why),
+        Some(why) => return format!("no tick: {}", caveat(why)),
+        None => {}
+    }
     let Some(e) = &a.estimate else {
         return format!("no tick: {}", averages_reason(s.format));
     };
+    if let Some(r) = &a.readings {
+        return readings_answer(a, r, e);
+    }
     if let Some(d) = a.printed_digits {
         return format!(
             "no tick: the values are printed to {d} significant digits, so each one's \
@@ -109,9 +120,93 @@ pub fn answer(a: &SeriesAnalysis) -> String {
     }
 }
 
+/// The answer for readings of a clock: of the intervals between them.
+fn readings_answer(a: &SeriesAnalysis, r: &Readings, e: &TickEstimate) -> String {
+    let u = a.unit();
+    let n = r.intervals.len();
+    match e.method {
+        Method::NoTick => "no tick found: the intervals between the readings lie on no step \
+                           (doubles at full precision)"
+            .into(),
+        Method::Precision => match r.storage {
+            Some(step) => format!(
+                "at most {}: finer than this file can show, for the doubles that hold \
+                 readings near {} are {} apart: storage, not the clock, sets the finest \
+                 step here",
+                duration(e.tick, u),
+                duration(a.series.values.iter().copied().fold(0.0, f64::max), u),
+                duration(step, u)
+            ),
+            None => format!(
+                "at most {}: the readings' own precision; nothing coarser fits the \
+                 intervals between them",
+                duration(e.tick, u)
+            ),
+        },
+        _ => {
+            let rule = RULE * e.tick;
+            let shorter = r.intervals.iter().filter(|&&v| v < rule).count();
+            let tail = if shorter == 0 {
+                format!(
+                    "every interval here is longer (the shortest {})",
+                    duration(a.series_shortest(), u)
+                )
+            } else {
+                format!("{shorter} of the {n} intervals here are shorter")
+            };
+            format!(
+                "these readings come from a clock of {}: an interval between two of them \
+                 shorter than {} carries more than 1% quantisation error (Rule of 100); {tail}",
+                duration(e.tick, u),
+                duration(rule, u)
+            )
+        }
+    }
+}
+
+/// What the values were read as, and why: "readings: they only grow (0 of 1999 steps
+/// down) and lie far from zero beside their steps (the median reading is 4.1e9 steps)".
+pub fn kind_words(a: &SeriesAnalysis) -> Option<String> {
+    let k = a.recognised?;
+    let what = match k.kind {
+        Kind::Readings => "readings of a clock",
+        Kind::Durations => "durations",
+    };
+    if k.forced {
+        return Some(format!("{what}, as asked"));
+    }
+    let far = if k.far.is_finite() {
+        format!("{:.3e} steps", k.far)
+    } else {
+        "no step".into()
+    };
+    Some(match k.kind {
+        Kind::Readings => format!(
+            "{what}: they only grow ({} of {} steps down) and lie far from zero beside their \
+             steps (the median value is {far}); --durations if they are durations in order",
+            k.down, k.steps
+        ),
+        Kind::Durations if (k.steps as usize) + 1 < READINGS_FEWEST => {
+            format!("{what}: too few to tell readings by; --readings if they are")
+        }
+        Kind::Durations if k.down as f64 > READINGS_DOWN * k.steps as f64 => format!(
+            "{what}: they go down at {} of {} steps; --readings if they are a clock's \
+             readings",
+            k.down, k.steps
+        ),
+        Kind::Durations => format!(
+            "{what}: they lie near zero beside their steps (the median value is {far}); \
+             --readings if they are a clock's readings"
+        ),
+    })
+}
+
 /// The tick as a person reads it: "41.67 ns = 125/3 ns", "at most 1.000 ms", "none".
 pub fn tick_words(a: &SeriesAnalysis) -> String {
-    let u = a.series.unit;
+    let u = a.unit();
+    if a.failure.is_some() {
+        return DASH.into();
+    }
     match &a.estimate {
         None => "none (averages)".into(),
         Some(e) => match e.method {
@@ -147,7 +242,7 @@ pub const OVERVIEW_COLUMNS: [&str; 7] = [
 /// One series' row of the overview, under [`OVERVIEW_COLUMNS`].
 pub fn overview_row(a: &SeriesAnalysis) -> Vec<String> {
     let s = &a.series;
-    let shortest = s.shortest();
+    let shortest = a.series_shortest();
     vec![
         s.name.clone(),
         s.format.name().into(),
@@ -158,12 +253,92 @@ pub fn overview_row(a: &SeriesAnalysis) -> Vec<String> {
             .filter(|e| e.found())
             .map_or(DASH.into(), |e| percent(e.share_explained)),
         if shortest.is_finite() {
-            duration(shortest, s.unit)
+            duration(shortest, a.unit())
         } else {
             DASH.into()
         },
         a.rule_of_100()
-            .map_or(DASH.into(), |r| format!("≥ {}", duration(r, s.unit))),
+            .map_or(DASH.into(), |r| format!("≥ {}", duration(r, a.unit()))),
+    ]
+}
+
+/// The columns of a table's analysis, one row a column of the file.
+pub const COLUMNS_COLUMNS: [&str; 7] = [
+    "column",
+    "values",
+    "read as",
+    "tick",
+    "verdict",
+    "precision",
+    "reliable",
+];
+
+/// The verdict of a series in a word or three: what kind of answer its tick is.
+pub fn verdict_words(a: &SeriesAnalysis) -> String {
+    if let Some(why) = &a.failure {
+        return match why {
+            Caveat::NotNumbers { .. } => "not numbers: skipped".into(),
+            Caveat::NoValues => "empty: skipped".into(),
+            Caveat::NoPositiveInterval { .. } | Caveat::NeverAdvanced => {
+                "no step: all alike or zero".into()
+            }
+            Caveat::OneValue { .. } => "all alike: no step".into(),
+            _ => "no tick".into(),
+        };
+    }
+    match &a.estimate {
+        None => "averages: no tick".into(),
+        Some(_) if a.printed_digits.is_some() => "printed averages: no tick".into(),
+        Some(e) => match e.method {
+            Method::NoTick => "on no step".into(),
+            Method::Precision if a.readings.as_ref().is_some_and(|r| r.storage.is_some()) => {
+                "finer than the file shows".into()
+            }
+            Method::Precision => "at most its precision".into(),
+            _ if e.caveats.contains(&Caveat::SingleLevel) => "one level: a bound".into(),
+            _ => "a tick".into(),
+        },
+    }
+}
+
+/// The overview of an analysis: a table's columns under [`COLUMNS_COLUMNS`], each with
+/// its reason when it has no tick; a tool's series (and all of them together) under
+/// [`OVERVIEW_COLUMNS`].
+pub fn overview(an: &Analysis) -> (&'static [&'static str], Vec<Vec<String>>) {
+    if an.is_table() {
+        (&COLUMNS_COLUMNS, an.series.iter().map(column_row).collect())
+    } else {
+        (
+            &OVERVIEW_COLUMNS,
+            an.series
+                .iter()
+                .chain(an.combined.as_ref())
+                .map(overview_row)
+                .collect(),
+        )
+    }
+}
+
+/// One column's row of a table's analysis, under [`COLUMNS_COLUMNS`]: its reason in the
+/// row when it has no tick.
+pub fn column_row(a: &SeriesAnalysis) -> Vec<String> {
+    let e = a.estimate.as_ref();
+    vec![
+        a.series.name.clone(),
+        a.series.values.len().to_string(),
+        match (&a.failure, a.recognised.map(|k| k.kind)) {
+            (Some(Caveat::NotNumbers { .. } | Caveat::NoValues), _) => DASH.into(),
+            (_, Some(Kind::Readings)) => "readings".into(),
+            (_, Some(Kind::Durations)) => "durations".into(),
+            (_, None) => DASH.into(),
+        },
+        tick_words(a),
+        verdict_words(a),
+        e.filter(|_| a.failure.is_none())
+            .map_or(DASH.into(), |e| duration(e.quantum.step(), a.unit())),
+        e.filter(|_| a.failure.is_none()).map_or(DASH.into(), |e| {
+            if e.reliable { "yes" } else { "no" }.into()
+        }),
     ]
 }
 
@@ -171,19 +346,48 @@ pub fn overview_row(a: &SeriesAnalysis) -> Vec<String> {
 /// list show them.
 pub fn detail_rows(a: &SeriesAnalysis) -> Vec<[String; 2]> {
     let s = &a.series;
-    let u = s.unit;
-    let mut rows = vec![
-        [
-            "source".into(),
+    let u = a.unit();
+    let mut rows = vec![[
+        "source".into(),
+        format!(
+            "{} ({}), {} values",
+            s.name,
+            s.format.name(),
+            s.values.len()
+        ),
+    ]];
+    if let Some(k) = kind_words(a) {
+        rows.push(["read as".into(), k]);
+    }
+    if let Some(r) = &a.readings {
+        rows.push([
+            "intervals".into(),
             format!(
-                "{} ({}), {} values",
-                s.name,
-                s.format.name(),
-                s.values.len()
+                "{} between consecutive readings ({} readings equal to the one before, {} \
+                 below it, left out)",
+                r.intervals.len(),
+                r.repeats,
+                r.down
             ),
-        ],
-        ["tick".into(), tick_words(a)],
-    ];
+        ]);
+        if let Some(e) = r.epoch {
+            rows.push([
+                "unit".into(),
+                format!(
+                    "{}: readings of this size are epoch {} (since 1970) of the years 2000 to \
+                     2100; --unit says otherwise",
+                    unit_name(Some(e)),
+                    match e {
+                        Unit::S => "seconds",
+                        Unit::Ms => "milliseconds",
+                        Unit::Us => "microseconds",
+                        _ => "nanoseconds",
+                    }
+                ),
+            ]);
+        }
+    }
+    rows.push(["tick".into(), tick_words(a)]);
     if let Some(e) = &a.estimate {
         if e.found() {
             rows.push([
@@ -206,7 +410,13 @@ pub fn detail_rows(a: &SeriesAnalysis) -> Vec<[String; 2]> {
         ]);
         rows.push([
             "precision".into(),
-            format!("{} (the values' own)", duration(e.quantum.step(), u)),
+            match a.readings.as_ref().and_then(|r| r.storage) {
+                Some(q) => format!(
+                    "{} (the spacing of the doubles that hold the readings)",
+                    duration(q, u)
+                ),
+                None => format!("{} (the values' own)", duration(e.quantum.step(), u)),
+            },
         ]);
         rows.push(["zero values".into(), e.zeros.to_string()]);
         rows.push(["smallest non-zero".into(), duration(e.smallest_nonzero, u)]);
@@ -221,12 +431,9 @@ pub fn detail_rows(a: &SeriesAnalysis) -> Vec<[String; 2]> {
 /// The bands worth showing, "level: count", when they gather the values: a level per value
 /// is no band, and the largest bands (at most 32 are kept) must hold most values.
 pub fn band_lines(a: &SeriesAnalysis) -> Vec<String> {
-    let s = &a.series;
+    let n = a.analysed().len();
     let gathered: u64 = a.bands.iter().map(|b| b.count).sum();
-    if a.bands.is_empty()
-        || a.bands.len() * 4 > s.values.len()
-        || gathered * 2 < s.values.len() as u64
-    {
+    if a.bands.is_empty() || a.bands.len() * 4 > n || gathered * 2 < n as u64 {
         return Vec::new();
     }
     let tick = a.estimate.as_ref().filter(|e| e.found()).map(|e| e.tick);
@@ -234,7 +441,7 @@ pub fn band_lines(a: &SeriesAnalysis) -> Vec<String> {
     a.bands
         .iter()
         .map(|b| {
-            let level = to_resolution(b.level, res, s.unit);
+            let level = to_resolution(b.level, res, a.unit());
             match tick.map(|t| (b.level / t).round()) {
                 Some(k) => format!("{level} ({}): {}", ticks(k), b.count),
                 None => format!("{level}: {}", b.count),

@@ -1,22 +1,8 @@
 //! Caveats, and the reasons figures are dashes, in words: the one place they are made.
 
 use super::duration;
-use super::units::duration as in_unit;
+use super::units::{duration as in_unit, short};
 use crate::caveat::{Cadence, Caveat};
-
-/// A number in a caveat, in the data's own units: six significant digits, no more.
-fn short(x: f64) -> String {
-    if x == 0.0 || !x.is_finite() {
-        return format!("{x}");
-    }
-    let places = (5 - x.abs().log10().floor() as i32).clamp(0, 17) as usize;
-    let s = format!("{x:.places$}");
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
-}
 
 /// Its kind and its words: a derived form would put every variant's and field's name in
 /// the page's first module. Here, beside the words, so the caveat's own module imports
@@ -96,6 +82,11 @@ pub fn caveat(c: &Caveat) -> String {
                 }
             )
         }
+        Caveat::NotNumbers { line, text } => format!(
+            "not read: line {line} holds '{text}', which is no duration or reading (a number \
+             not below zero)"
+        ),
+        Caveat::NoValues => "not read: the column holds no value".into(),
         Caveat::Recalibrated { before, after } => format!(
             "the work ran far faster once timed than when its sizes were chosen (an engine \
              that compiles hot code again, optimised): they were chosen again, the largest \

@@ -40,6 +40,7 @@ pub fn examine(
     input: Box<dyn Read>,
     column: Option<&str>,
     name: &str,
+    forced: Option<core::Kind>,
 ) -> Result<Analysis, CliError> {
     let bytes = formats::read_all(input, name)?;
     Ok(core::examine(
@@ -48,6 +49,7 @@ pub fn examine(
         name,
         None,
         &formats::parse_json,
+        forced,
     )?)
 }
 
@@ -56,9 +58,21 @@ pub fn examine(
 struct SeriesReport<'a> {
     source: &'a str,
     format: &'static str,
+    /// "durations", "readings", "averages", or "skipped" (a column of words).
     kind: &'static str,
+    /// Why it was read so, in words; and the figures.
+    read_as: Option<String>,
+    recognised: Option<core::Recognised>,
     values: usize,
+    /// For readings, the intervals between them the tick was found in.
+    intervals: Option<usize>,
     unit: &'static str,
+    /// For readings held by doubles coarser than their printing: the doubles' spacing,
+    /// the finest step the file can show.
+    storage: Option<f64>,
+    /// Why there is no tick, when there is none for want of data.
+    failure: Option<String>,
+    verdict: String,
     /// The tick in the values' unit; for a bound (`at_most`) the data's precision; none
     /// when there is no tick.
     tick: Option<f64>,
@@ -82,11 +96,25 @@ fn series_report(a: &SeriesAnalysis) -> SeriesReport<'_> {
     SeriesReport {
         source: &s.name,
         format: s.format.name(),
-        kind: if s.averages { "averages" } else { "timings" },
+        kind: if s.averages {
+            "averages"
+        } else if s.refused.is_some() {
+            "skipped"
+        } else if a.is_readings() {
+            "readings"
+        } else {
+            "durations"
+        },
+        read_as: words::kind_words(a),
+        recognised: a.recognised,
         values: s.values.len(),
-        unit: unit_name(s.unit),
+        intervals: a.readings.as_ref().map(|r| r.intervals.len()),
+        unit: unit_name(a.unit()),
+        storage: a.readings.as_ref().and_then(|r| r.storage),
+        failure: a.failure.as_ref().map(present::caveat),
+        verdict: words::verdict_words(a),
         tick,
-        tick_ns: tick.and_then(|t| ns_per_unit(s.unit).map(|f| f * t)),
+        tick_ns: tick.and_then(|t| ns_per_unit(a.unit()).map(|f| f * t)),
         at_most: a
             .estimate
             .as_ref()
@@ -96,7 +124,10 @@ fn series_report(a: &SeriesAnalysis) -> SeriesReport<'_> {
             .as_ref()
             .filter(|e| e.found())
             .map(|e| e.share_explained),
-        tolerance: s.quantum.step(),
+        tolerance: a
+            .estimate
+            .as_ref()
+            .map_or(s.quantum.step(), |e| e.quantum.step()),
         offset: a.offset,
         rule_of_100: a.rule_of_100(),
         answer: answer(a),
@@ -136,10 +167,35 @@ fn detail(a: &SeriesAnalysis) -> String {
     text
 }
 
+/// A table's columns, one row each, and each column's notes.
+fn columns(an: &Analysis) -> String {
+    let (heads, rows) = words::overview(an);
+    let mut t = Table::new(heads);
+    for r in rows {
+        t.row(r);
+    }
+    let mut text = t.render();
+    for a in &an.series {
+        let mut notes = vec![answer(a)];
+        notes.extend(words::kind_words(a).filter(|_| a.failure.is_none()));
+        for n in words::notes(a) {
+            if !notes.contains(&n) {
+                notes.push(n);
+            }
+        }
+        text.push_str(&format!("\n{}:\n", a.series.name));
+        for n in notes {
+            text.push_str(&format!("  - {n}\n"));
+        }
+    }
+    text
+}
+
 fn overview(an: &Analysis) -> String {
-    let mut t = Table::new(&words::OVERVIEW_COLUMNS);
-    for a in an.series.iter().chain(an.combined.as_ref()) {
-        t.row(words::overview_row(a));
+    let (heads, rows) = words::overview(an);
+    let mut t = Table::new(heads);
+    for r in rows {
+        t.row(r);
     }
     let mut text = t.render();
     text.push('\n');
@@ -173,9 +229,17 @@ fn csv_rows(an: &Analysis) -> Result<String, CliError> {
         let opt = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
         w.write_record([
             opt(a.tick()),
-            unit_name(s.unit).to_string(),
+            unit_name(a.unit()).to_string(),
             opt(e.filter(|e| e.found()).map(|e| e.share_explained)),
-            e.map_or("averages", method_word).to_string(),
+            e.map_or(
+                if a.failure.is_some() {
+                    "none"
+                } else {
+                    "averages"
+                },
+                method_word,
+            )
+            .to_string(),
             e.is_some_and(|e| e.reliable).to_string(),
             s.values.len().to_string(),
             e.map_or(String::new(), |e| e.zeros.to_string()),
@@ -196,12 +260,17 @@ fn csv_rows(an: &Analysis) -> Result<String, CliError> {
 
 pub(crate) fn analyze(a: AnalyzeArgs) -> Result<(), CliError> {
     let series = formats::read_path(&a.file, a.column.as_deref(), a.unit.map(Into::into))?;
-    let an = core::analyse_all(series)?;
+    let forced = match (a.readings, a.durations) {
+        (true, _) => Some(core::Kind::Readings),
+        (_, true) => Some(core::Kind::Durations),
+        _ => None,
+    };
+    let an = core::analyse_all(series, forced)?;
     if let Some(dir) = &a.output.plot {
         let m = an.main();
-        let v = &m.series.values;
+        let v = m.analysed();
         if !v.is_empty() {
-            let unit = unit_name(m.series.unit);
+            let unit = unit_name(m.unit());
             output::plot_dir(dir)?;
             let levels: Vec<f64> = m.bands.iter().map(|b| b.level).collect();
             let tick = m.estimate.as_ref().filter(|e| e.found()).map(|e| e.tick);
@@ -222,6 +291,9 @@ pub(crate) fn analyze(a: AnalyzeArgs) -> Result<(), CliError> {
     if a.output.json {
         let text = if an.series.len() == 1 && an.combined.is_none() {
             serde_json::to_string_pretty(&series_report(&an.series[0]))
+        } else if an.is_table() {
+            // A table's columns: a list, one a column.
+            serde_json::to_string_pretty(&an.series.iter().map(series_report).collect::<Vec<_>>())
         } else {
             serde_json::to_string_pretty(&ManyReport {
                 combined: an.combined.as_ref().map(series_report),
@@ -236,6 +308,8 @@ pub(crate) fn analyze(a: AnalyzeArgs) -> Result<(), CliError> {
     }
     if an.series.len() == 1 {
         output::print(&detail(&an.series[0]))
+    } else if an.is_table() {
+        output::print(&columns(&an))
     } else {
         output::print(&overview(&an))
     }

@@ -106,6 +106,12 @@ pub struct Series {
     /// Each value's decimals as written (its own precision is 10^-places), when known: a
     /// tick a value's printing alone makes it a multiple of is no evidence of a clock.
     pub places: Vec<i16>,
+    /// The values exactly as written, in units of 10^-places, when every one was a plain
+    /// decimal printed to one fixed number of places: beyond the 2^53 a double holds (epoch
+    /// nanoseconds are 1.7e18; `date +%s.%N` writes seconds to nine decimals).
+    pub exact: Option<(Vec<u64>, i32)>,
+    /// Why the column holds no series to analyse (words, not numbers), when it does not.
+    pub refused: Option<Caveat>,
 }
 
 impl Series {
@@ -143,6 +149,16 @@ impl Series {
             averages: false,
             notes: Vec::new(),
             places,
+            exact: None,
+            refused: None,
+        }
+    }
+
+    /// A column that is no series, and why.
+    fn refused(name: String, why: Caveat) -> Self {
+        Self {
+            refused: Some(why),
+            ..Self::json(name, Format::Column, None, Vec::new())
         }
     }
 
@@ -314,6 +330,8 @@ struct Written {
     places: Vec<i16>,
     max_places: i32,
     full_precision: bool,
+    /// Every token so far as its digits and decimals, while each was a plain decimal.
+    exact: Option<Vec<(u64, i32)>>,
 }
 
 impl Written {
@@ -323,6 +341,7 @@ impl Written {
             places: Vec::new(),
             max_places: 0,
             full_precision: false,
+            exact: Some(Vec::new()),
         }
     }
 
@@ -333,6 +352,12 @@ impl Written {
             )));
         }
         self.values.push(parse_value(token, line)?);
+        if let Some(e) = &mut self.exact {
+            match plain_decimal(token) {
+                Some(d) => e.push(d),
+                None => self.exact = None,
+            }
+        }
         let (places, digits) = written_digits(token);
         self.places.push(printed(places, digits));
         self.max_places = self.max_places.max(places);
@@ -358,8 +383,38 @@ impl Written {
             } else {
                 self.places
             },
+            exact: self.exact.and_then(exact_at_common_places),
+            refused: None,
         }
     }
+}
+
+/// A token of digits with perhaps a point and more digits ("1732550000.123456789"): its
+/// digits as one number and its decimals; none for anything else, or too many digits.
+fn plain_decimal(token: &str) -> Option<(u64, i32)> {
+    let t = token.trim();
+    let (int, frac) = t.split_once('.').unwrap_or((t, ""));
+    let digits = || int.bytes().chain(frac.bytes());
+    if int.is_empty() || !digits().all(|b| b.is_ascii_digit()) || int.len() + frac.len() > 19 {
+        return None;
+    }
+    let mut v = 0u64;
+    for b in digits() {
+        v = v.checked_mul(10)?.checked_add(u64::from(b - b'0'))?;
+    }
+    Some((v, frac.len() as i32))
+}
+
+/// Decimals printed to one fixed number of places (`%.9f`, `date +%s.%N`, whole numbers),
+/// as numbers of that place. A double's shortest form ("1732550000.0025835") has as
+/// many decimals as it needs, some fewer than others: its digits are the double's, which
+/// the values already are.
+fn exact_at_common_places(values: Vec<(u64, i32)>) -> Option<(Vec<u64>, i32)> {
+    let places = values.first()?.1;
+    values
+        .iter()
+        .all(|v| v.1 == places)
+        .then(|| (values.iter().map(|v| v.0).collect(), places))
 }
 
 /// Reads `bytes` (named `name` in messages): a known tool's JSON or Criterion's raw.csv by
@@ -396,8 +451,16 @@ pub fn read(
     {
         return read_criterion_raw(bytes, name);
     }
+    let sep = separator(first_line);
+    if column.is_none() {
+        if let Some(sep) = sep {
+            if let Some(table) = read_table(bytes, sep, name, unit)? {
+                return Ok(table);
+            }
+        }
+    }
     let written = match column {
-        Some(c) => read_column(bytes, c)?,
+        Some(c) => read_column(bytes, c, sep.unwrap_or(b','))?,
         None => read_lines(bytes)?,
     };
     if written.values.is_empty() {
@@ -442,11 +505,17 @@ fn read_lines(bytes: &[u8]) -> Result<Written> {
 /// crate's: the page's module carries it, and only this much is needed of it.
 struct Records<'a> {
     rest: &'a [u8],
+    sep: u8,
 }
 
 impl<'a> Records<'a> {
     fn new(bytes: &'a [u8]) -> Self {
-        Self { rest: bytes }
+        Self::with(bytes, b',')
+    }
+
+    /// Records whose fields are separated by `sep` (a tab for TSV).
+    fn with(bytes: &'a [u8], sep: u8) -> Self {
+        Self { rest: bytes, sep }
     }
 }
 
@@ -488,7 +557,7 @@ impl Iterator for Records<'_> {
                     field.clear();
                     quoted = true;
                 }
-                (false, b',') => {
+                (false, c) if c == self.sep => {
                     if let Err(e) = end_field(&mut field, &mut fields) {
                         self.rest = &[];
                         return Some(Err(e));
@@ -507,14 +576,14 @@ impl Iterator for Records<'_> {
     }
 }
 
-fn read_column(bytes: &[u8], column: &str) -> Result<Written> {
+fn read_column(bytes: &[u8], column: &str, sep: u8) -> Result<Written> {
     let mut w = Written::new();
     let by_index = column.parse::<usize>().ok();
     if by_index == Some(0) {
         return Err(usage("--column 0: columns count from 1"));
     }
     let mut index: Option<usize> = by_index.map(|i| i - 1);
-    for (i, rec) in Records::new(bytes).enumerate() {
+    for (i, rec) in Records::with(bytes, sep).enumerate() {
         let line = i + 1;
         let rec = rec.map_err(|e| usage(format!("line {line}: {e}")))?;
         if rec.iter().all(|f| f.is_empty()) {
@@ -548,6 +617,115 @@ fn read_column(bytes: &[u8], column: &str) -> Result<Written> {
         w.push(field, line)?;
     }
     Ok(w)
+}
+
+/// The separator of a table's first line: a comma (CSV), else a tab (TSV), else a
+/// semicolon (a spreadsheet's CSV where the comma is the decimal mark); none for one value a
+/// line.
+fn separator(first_line: &[u8]) -> Option<u8> {
+    [b',', b'\t', b';']
+        .into_iter()
+        .find(|s| first_line.contains(s))
+}
+
+/// Most columns a table may have.
+const MAX_COLUMNS: usize = 256;
+
+/// Every column of a table (CSV, TSV): named by its header when the first row is one (some
+/// field of it is no number), else by its number. A column of numbers is a series; one
+/// holding anything else is named, with the first field that is no number, and skipped.
+/// None when no row follows the first: a line of text, no table (read as lines, it is
+/// refused with that line quoted).
+fn read_table(
+    bytes: &[u8],
+    sep: u8,
+    name: &str,
+    unit: Option<Unit>,
+) -> Result<Option<Vec<Series>>> {
+    let mut header: Option<Vec<String>> = None;
+    let mut columns: Vec<Written> = Vec::new();
+    let mut refused: Vec<Option<Caveat>> = Vec::new();
+    let mut first = true;
+    for (i, rec) in Records::with(bytes, sep).enumerate() {
+        let line = i + 1;
+        let rec = rec.map_err(|e| usage(format!("'{name}': line {line}: {e}")))?;
+        if rec.iter().all(|f| f.is_empty()) {
+            continue;
+        }
+        if rec.len() > MAX_COLUMNS {
+            return Err(usage(format!(
+                "'{name}': line {line} has {} columns; ticklab reads at most {MAX_COLUMNS}",
+                rec.len()
+            )));
+        }
+        if first {
+            first = false;
+            if rec
+                .iter()
+                .any(|f| !f.is_empty() && f.parse::<f64>().is_err())
+            {
+                header = Some(rec);
+                continue;
+            }
+        }
+        while columns.len() < rec.len() {
+            columns.push(Written::new());
+            refused.push(None);
+        }
+        for (c, field) in rec.iter().enumerate() {
+            if field.is_empty() || refused[c].is_some() {
+                continue;
+            }
+            if let Err(e) = columns[c].push(field, line) {
+                if columns[c].values.len() >= MAX_VALUES {
+                    return Err(e);
+                }
+                refused[c] = Some(Caveat::NotNumbers {
+                    line: line as u64,
+                    text: shorten(field),
+                });
+            }
+        }
+    }
+    if columns.is_empty() {
+        return Ok(None);
+    }
+    let header = header.unwrap_or_default();
+    let width = columns.len().max(header.len());
+    columns.resize_with(width, Written::new);
+    refused.resize(width, None);
+    // A table with no column of numbers is no table of timings at all.
+    if columns
+        .iter()
+        .zip(&refused)
+        .all(|(w, r)| r.is_some() || w.values.is_empty())
+    {
+        let why = refused
+            .iter()
+            .flatten()
+            .next()
+            .map_or("no column holds a value".into(), |c| match c {
+                Caveat::NotNumbers { line, text } => {
+                    format!("line {line}: '{text}' is not a number")
+                }
+                _ => "no column holds a value".into(),
+            });
+        return Err(usage(format!("'{name}' holds no column of numbers: {why}")));
+    }
+    let mut out = Vec::with_capacity(width);
+    for (c, (w, why)) in columns.into_iter().zip(refused).enumerate() {
+        let label = header
+            .get(c)
+            .filter(|h| !h.is_empty())
+            .cloned()
+            .unwrap_or_else(|| format!("column {}", c + 1));
+        out.push(match why {
+            Some(why) => Series::refused(label, why),
+            None if w.values.is_empty() => Series::refused(label, Caveat::NoValues),
+            None => w.into_series(&label, Format::Column, unit),
+        });
+    }
+    Ok(Some(out))
 }
 
 /// The unit a tool names ("ns", "us/op", "ms"...).

@@ -381,9 +381,15 @@ fn estimate_prepared(
     };
     let n = u.len() as u64;
     if u[u.len() - 1] - u[0] < space.q_tol {
-        // One level: it is a multiple of the tick, nothing says which.
-        est.tick = stats::mean(&u) * step;
+        // One level: it is a multiple of the tick, nothing says which. On a grid the level
+        // is a whole number of steps, not a mean's rounding of one; at one step, it is the
+        // data's own precision (readings of an uptime printed to 10 ms, read every 10 ms).
+        est.tick = if space.grid { u[0] } else { stats::mean(&u) } * step;
         est.share_explained = 1.0;
+        if space.grid && u[0] == 1.0 && quantum.is_precision() {
+            est.caveats.push(Caveat::AtPrecision { precision: step });
+            return Ok(est);
+        }
         est.method = Method::Robust;
         est.caveats.push(Caveat::SingleLevel);
         return Ok(est);
