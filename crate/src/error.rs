@@ -170,9 +170,15 @@ impl Error {
             },
             Error::Fault { fault, .. } => fault.cause(),
             Error::Cancelled => Caveat::Cancelled,
-            Error::Invalid { .. } | Error::Report(_) | Error::Input(_) => Caveat::Text {
-                text: self.to_string(),
+            // Their words are their own text (not `to_string`, whose other arms would
+            // bring every caveat's sentence into the page's first module).
+            Error::Invalid { what, why } => Caveat::Text {
+                text: format!("invalid {what}: {why}"),
             },
+            Error::Report(m) => Caveat::Text {
+                text: format!("report: {m}"),
+            },
+            Error::Input(m) => Caveat::Text { text: m.clone() },
         }
     }
 }

@@ -312,6 +312,22 @@ pub fn notes(c: &ClockReport) -> Vec<String> {
     lines
 }
 
+/// Why a first, quick measurement has no tick, in a few words: the kind of its failure,
+/// and that the full run says the rest. The first answer's module carries these words
+/// alone: every cause's sentence would weigh a tenth of it.
+pub fn failed_briefly(c: &ClockReport) -> String {
+    let what = match c.errors.first().map(|e| e.kind) {
+        Some(ErrorKind::Frozen) => "the clock did not move",
+        Some(ErrorKind::TooSlow) => "a read took too long",
+        Some(ErrorKind::Fault) => "the clock returned no time",
+        Some(ErrorKind::NoData) => "too little to tell",
+        Some(ErrorKind::BudgetExhausted) => "out of time",
+        Some(ErrorKind::Cancelled) => "cancelled",
+        _ => "it failed",
+    };
+    format!("not measured: {what}; the full run below says why")
+}
+
 /// Least share of a clock's watched time that gaps must have taken for its notes to say
 /// so, when no interval was set aside for them (which says so anyway).
 pub const GAPS_NOTE_SHARE: f64 = 0.01;

@@ -5,7 +5,7 @@
 //! performance.now clock from here, so both say the same.
 
 use ticklab::clock::{ClockInfo, ClockKind, CountPeriod};
-use ticklab::present::{self, Front};
+use ticklab::present;
 use ticklab::report::{ClockReport, ExperimentError};
 use ticklab::run::{Budget, Flow, Progress, Run, Stopwatch};
 use ticklab::tick::{self, TickOptions};
@@ -224,7 +224,7 @@ pub fn headline(report: &ClockReport, user_agent: &str, isolated: bool) -> Headl
             format!("{} ({source})", present::verdict_label(t.verdict))
         }
         (Some(_), None) => "this browser documents no figure to hold it against".into(),
-        (None, _) => present::failures_for(report, Front::Page).join("; "),
+        (None, _) => present::failed_briefly(report),
     };
     let isolation = match (isolated, there) {
         (false, Some((ns, _))) => format!(
