@@ -1247,6 +1247,33 @@ async fn a_class(
         if an[0] != "done" || an[1].as_f64() != Some(100_000.0) {
             return Err(format!("analysed the 0.1 ms file as: {an}"));
         }
+        // A table of four clocks' readings, which headless Chromium wrote (tests/data): a row
+        // a column, in the command's words, read as readings.
+        let table = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/data/chromium-clocks.csv")
+            .canonicalize()
+            .map_err(|e| e.to_string())?;
+        c.find(Locator::Id("analyze-file"))
+            .await
+            .map_err(|e| e.to_string())?
+            .send_keys(&table.to_string_lossy())
+            .await
+            .map_err(|e| e.to_string())?;
+        js(c, "delete document.getElementById('analysis').dataset.state; document.getElementById('analyze-run').click(); return 0").await?;
+        wait_for(c, "return !!document.getElementById('analysis').dataset.state", Duration::from_secs(20)).await?;
+        let rows = js(
+            c,
+            "return [...document.querySelectorAll('#analysis-overview tbody tr')]
+                .map(r => [...r.children].map(c => c.textContent))",
+        )
+        .await?;
+        let rows = rows.as_array().cloned().unwrap_or_default();
+        let now = rows.iter().find(|r| r[0] == "performance_now_ms");
+        if rows.len() != 4
+            || now.is_none_or(|r| r[2] != "readings" || !r[3].as_str().unwrap_or("").starts_with("100.000 µs"))
+        {
+            return Err(format!("the table of four clocks gave: {rows:?}"));
+        }
 
         // Compare: three reports and a broken fourth, at once.
         js(c, "document.getElementById('compare-status').replaceChildren(); return 0").await?;

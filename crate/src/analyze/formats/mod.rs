@@ -687,7 +687,17 @@ fn read_table(
             }
         }
     }
-    if columns.is_empty() {
+    // One row of numbers, or rows that each read as one number with its thousands grouped
+    // ("1,234,567"), are no table: read as lines, they are refused with the hint.
+    let rows = columns.first().map_or(0, |w| w.values.len());
+    let grouped = header.is_none()
+        && bytes
+            .split(|&b| b == b'\n')
+            .filter_map(|l| std::str::from_utf8(l).ok())
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .all(|l| separator_hint(l).is_some());
+    if columns.is_empty() || (header.is_none() && rows < 2) || grouped {
         return Ok(None);
     }
     let header = header.unwrap_or_default();
