@@ -253,6 +253,21 @@ fn documented() -> Vec<(Browser, PathBuf, f64, f64)> {
         .collect()
 }
 
+/// Whether the page's own report says its worker's performance.now had too little to tell:
+/// too few edges within the budget, or too busy to tell.
+fn worker_too_starved(json: &str) -> bool {
+    let v: serde_json::Value = serde_json::from_str(json).unwrap_or_default();
+    v["clocks"].as_array().into_iter().flatten().any(|c| {
+        c["info"]["name"] == "performance.now (worker)"
+            && (c["tick"]["verdict"] == "too_busy"
+                || c["tick"]["caveats"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|k| k["caveat"] == "few_edges" || k["caveat"] == "too_busy"))
+    })
+}
+
 #[test]
 fn browsers_measure_the_documented_ticks() {
     let _alone = one_browser_at_a_time();
@@ -273,9 +288,25 @@ fn browsers_measure_the_documented_ticks() {
             let (server, url) = serve(Path::new(BIN), &site, &report, extra).unwrap();
             let mode = if isolated { "isolated" } else { "not-isolated" };
             let shot = shots.join(format!("{browser:?}-{mode}.png").to_lowercase());
-            let r = rt
+            // A worker the browser starved for most of its tick budget (WebKit's, on two
+            // shared cores, once read performance.now 8 times in 0.2 s, stalled 44 to 87 ms
+            // at a time) has too few edges to tell, and says so: only then is the run made
+            // again, twice at most, and said.
+            let mut r = rt
                 .block_on(full_run(browser, &drv, &url, &shot))
                 .unwrap_or_else(|e| panic!("{browser:?} {mode}: {e}"));
+            for again in 1..=2 {
+                if !worker_too_starved(&r.json) {
+                    break;
+                }
+                summary.push_str(&format!(
+                    "{browser:?} {mode}: the worker was starved (too few edges, or too busy \
+                     to tell): run again ({again})\n"
+                ));
+                r = rt
+                    .block_on(full_run(browser, &drv, &url, &shot))
+                    .unwrap_or_else(|e| panic!("{browser:?} {mode}: {e}"));
+            }
             drop::<Guard>(server);
             let tick = |id: &str| {
                 r.ticks
