@@ -499,3 +499,136 @@ fn the_server_binds_loopback_unless_told_otherwise() {
         "{url}"
     );
 }
+
+/// The page the binary carries (the built site, put in by native-runner/build.rs): served
+/// with no `--root` from a directory holding nothing, byte for byte the built site's, with
+/// the same headers and refusals as a folder's, and a validator that saves a second
+/// download.
+#[test]
+fn the_page_the_binary_carries_is_served_from_an_empty_directory() {
+    let site = std::env::var_os("TICKLAB_SITE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| common::target().join("site"));
+    let wasm = std::fs::read(site.join("www/pkg/ticklab_www_bg.wasm")).unwrap_or_else(|e| {
+        panic!(
+            "no built page in {} ({e}); run `cargo xtask web` (cargo xtask test does)",
+            site.display()
+        )
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let report = native_report(dir.path());
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let mut child = Command::new(BIN)
+        .args(["serve", "--port", "0", "--report"])
+        .arg(&report)
+        .current_dir(&empty)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    struct Kill(std::process::Child);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut child = Kill(child);
+    if !line.contains("the page it carries") {
+        let mut err = String::new();
+        let _ = child.0.stderr.take().unwrap().read_to_string(&mut err);
+        panic!("not serving a carried page: {line:?} {err}");
+    }
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap()
+        .to_string();
+    let addr = url.trim_start_matches("http://").trim_end_matches('/');
+
+    let body = |path: &str, extra: &str| -> (String, Vec<u8>) {
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        write!(
+            s,
+            "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n{extra}\r\n"
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        s.read_to_end(&mut out).unwrap();
+        let at = out.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+        (
+            String::from_utf8_lossy(&out[..at]).to_lowercase(),
+            out[at + 4..].to_vec(),
+        )
+    };
+    let (head, got) = body("/www/pkg/ticklab_www_bg.wasm", "");
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    assert!(head.contains("content-type: application/wasm"), "{head}");
+    assert!(
+        got == wasm,
+        "{} bytes, not the built {}",
+        got.len(),
+        wasm.len()
+    );
+    let (head, got) = body("/", "");
+    assert_eq!(got, std::fs::read(site.join("index.html")).unwrap());
+    for h in [
+        "content-type: text/html",
+        "cross-origin-opener-policy: same-origin",
+        "cross-origin-embedder-policy: require-corp",
+        "content-security-policy: default-src 'self'",
+        "x-content-type-options: nosniff",
+        "cache-control: no-cache",
+    ] {
+        assert!(head.contains(h), "missing {h} in {head}");
+    }
+    assert!(body("/sw.js", "").0.contains("text/javascript"));
+    // The validator: the same file again costs a 304 and no body; a stale one, the file.
+    let etag = head
+        .lines()
+        .find_map(|l| l.strip_prefix("etag: "))
+        .expect("an etag")
+        .to_string();
+    let (again, none) = body("/", &format!("If-None-Match: {etag}\r\n"));
+    assert!(again.starts_with("http/1.1 304"), "{again}");
+    assert!(none.is_empty());
+    let (stale, full) = body("/", "If-None-Match: \"0-0\"\r\n");
+    assert!(
+        stale.starts_with("http/1.1 200") && !full.is_empty(),
+        "{stale}"
+    );
+    // HEAD: the head, no body.
+    let (status, head) = get(&url, "HEAD", "/www/pkg/ticklab_www_bg.wasm");
+    assert_eq!(status, 200);
+    assert!(
+        head.contains(&format!("content-length: {}", wasm.len())),
+        "{head}"
+    );
+    assert_eq!(get(&url, "GET", "/native/report.json").0, 200);
+    for (method, path, want) in [
+        ("GET", "/nothing.html", &[404][..]),
+        ("GET", "/../secret.txt", &[400, 404]),
+        ("GET", "/www/%2e%2e/%2e%2e/etc/passwd", &[400, 404]),
+        ("GET", "/..%5c..%5csecret.txt", &[400, 404]),
+        ("GET", "/index.html%00.js", &[400, 404]),
+        ("GET", "/www/pkg/ticklab_www_bg.wasm.gz", &[404]),
+        ("GET", "/%ff%fe", &[400]),
+        ("POST", "/index.html", &[405]),
+        ("PUT", "/evil.html", &[405]),
+    ] {
+        let (status, _) = get(&url, method, path);
+        assert!(
+            want.contains(&status),
+            "{method} {path}: {status}, want {want:?}"
+        );
+    }
+    assert!(std::fs::read_dir(&empty).unwrap().next().is_none());
+}

@@ -42,9 +42,10 @@ pub enum Command {
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
-    /// The built site: index.html, sw.js and www/ with www/pkg (`cargo xtask web` makes it).
-    #[arg(long, value_name = "DIR", default_value = "target/site")]
-    pub root: std::path::PathBuf,
+    /// Serve the page from DIR (index.html, sw.js and www/ with www/pkg, as `cargo xtask
+    /// web` makes them) instead of the page this binary carries.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<std::path::PathBuf>,
     /// Address to listen on; anything but loopback exposes the lab to the network.
     #[arg(long, default_value = "127.0.0.1")]
     pub bind: std::net::IpAddr,

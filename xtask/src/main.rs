@@ -1,8 +1,9 @@
-//! Project tasks: `cargo xtask test | lab | bench`.
+//! Project tasks: `cargo xtask test | lab | install | bench`.
 
 mod bench;
 mod browsers;
 mod cross;
+mod install;
 mod lab;
 mod load;
 mod shot;
@@ -17,7 +18,8 @@ commands:
           everything CI runs: format check, clippy (host, wasm32, aarch64 Linux and macOS),
           the page's build and size, all tests (end to end in headless Chromium, Firefox
           and WebKit against ticklab serve; the command built for aarch64 Linux and run
-          under qemu-user), the page's wasm tests in both browsers, then the command's and
+          under qemu-user), the install step checked (into a temporary root, the command
+          serves its page from an empty directory), the page's wasm tests in both browsers, then the command's and
           the starved clocks' tests again beside two busy loops; installs the browsers,
           drivers, wasm-bindgen-cli, qemu-user-static and the aarch64 cross compiler when
           missing. --beside N runs all of it beside N busy loops (a shared machine)
@@ -25,6 +27,10 @@ commands:
           (target/ticklab/report.json and SVG plots), and serve the lab on
           http://127.0.0.1:8000/ with that report; options after `lab` go to
           `ticklab serve` (--port N, --bind ADDR, --no-isolation)
+  install [--root DIR]
+          build the page and install the ticklab command carrying it (cargo install, into
+          ~/.cargo/bin or DIR/bin): its `ticklab serve` serves the page from any directory;
+          options after `install` go to cargo install
   screenshot [docs | WIDTH PATH [chromium|firefox|webkit] [URL]]
           run the full lab in headless Chromium and save docs/screenshot.png, or the page
           at WIDTH pixels (390 for a phone) to PATH, in any of the three engines, served by ticklab
@@ -53,6 +59,7 @@ fn main() -> ExitCode {
             }
         },
         Some("lab") => lab::run(&args[1..]),
+        Some("install") => install::run(&args[1..]),
         Some("screenshot") if args.len() == 1 => shot::run(
             1280,
             shot::SCREENSHOT.as_ref(),
@@ -369,6 +376,7 @@ fn test(beside: usize) -> Result<(), String> {
             ("AARCH64_SYSROOT", sysroot.as_str()),
         ],
     )?;
+    install::check()?;
     let bindgen_dir = web::ensure_wasm_bindgen()?
         .parent()
         .map(|p| p.to_path_buf())

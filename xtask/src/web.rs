@@ -89,7 +89,7 @@ pub fn ensure_wasm_bindgen() -> Result<PathBuf, String> {
 }
 
 /// Writes `path`.gz beside `path`, as a static host that compresses sends it (`ticklab
-/// serve` sends it to browsers that accept gzip); returns both sizes.
+/// serve` sends the files as they are); returns both sizes.
 fn gzip_beside(path: &Path) -> Result<(u64, u64), String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
@@ -97,7 +97,7 @@ fn gzip_beside(path: &Path) -> Result<(u64, u64), String> {
     let out = gz.finish().map_err(|e| e.to_string())?;
     let mut to = path.as_os_str().to_owned();
     to.push(".gz");
-    std::fs::write(&to, &out).map_err(|e| format!("{}: {e}", path.display()))?;
+    write_if_changed(Path::new(&to), &out)?;
     Ok((bytes.len() as u64, out.len() as u64))
 }
 
@@ -255,27 +255,61 @@ fn site_list(sw: &str) -> Result<Vec<String>, String> {
 }
 
 /// The files a browser needs, and nothing else, in `target/site` (what `ticklab serve` and
-/// GitHub Pages publish).
+/// GitHub Pages publish). A file is written only when its bytes change, and anything else
+/// there is removed: the `ticklab` binary carries this site (native-runner/build.rs) and is
+/// rebuilt when a file's time changes, so an unchanged page must leave the times alone.
 pub fn assemble_site(root: &Path) -> Result<PathBuf, String> {
     let site = target_dir(root).join("site");
-    if site.exists() {
-        std::fs::remove_dir_all(&site).map_err(|e| format!("{}: {e}", site.display()))?;
-    }
-    for f in site_files(root)? {
+    let files = site_files(root)?;
+    for f in &files {
         let f = f.as_str();
         let to = site.join(f);
         if let Some(dir) = to.parent() {
             std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         }
-        if f.ends_with(".js") {
+        let bytes = if f.ends_with(".js") {
             let text = std::fs::read_to_string(root.join(f)).map_err(|e| format!("{f}: {e}"))?;
-            let out = without_comments(&text).map_err(|e| format!("{f}: {e}"))?;
-            std::fs::write(&to, out).map_err(|e| format!("{}: {e}", to.display()))?;
+            without_comments(&text)
+                .map_err(|e| format!("{f}: {e}"))?
+                .into_bytes()
         } else {
-            std::fs::copy(root.join(f), &to).map_err(|e| format!("copy {f}: {e}"))?;
+            std::fs::read(root.join(f)).map_err(|e| format!("{f}: {e}"))?
+        };
+        write_if_changed(&to, &bytes)?;
+    }
+    // What an earlier build left that the site no longer lists (a file's gzipped copy
+    // stays while its file does).
+    let keep: std::collections::HashSet<PathBuf> = files
+        .iter()
+        .flat_map(|f| [site.join(f), site.join(format!("{f}.gz"))])
+        .collect();
+    remove_others(&site, &keep)?;
+    Ok(site)
+}
+
+/// Writes `bytes` to `path` unless it holds them already.
+fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    if std::fs::read(path).ok().as_deref() == Some(bytes) {
+        return Ok(());
+    }
+    std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Removes every file under `dir` not in `keep`, and the folders left empty.
+fn remove_others(dir: &Path, keep: &std::collections::HashSet<PathBuf>) -> Result<(), String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for e in entries.flatten() {
+        let path = e.path();
+        if path.is_dir() {
+            remove_others(&path, keep)?;
+            if std::fs::read_dir(&path).is_ok_and(|mut d| d.next().is_none()) {
+                std::fs::remove_dir(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            }
+        } else if !keep.contains(&path) {
+            std::fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         }
     }
-    Ok(site)
+    Ok(())
 }
 
 /// JavaScript as served: without its doc comments (`/** ... */`), comment lines and

@@ -1,7 +1,8 @@
 //! `ticklab serve`: the web lab over HTTP, cross-origin isolated, with this machine's report.
 //!
-//! tower-http's ServeDir does the file serving (ranges, MIME types, `..` refused); this module
-//! adds what a lab server must also promise: files only under the root even through
+//! The page is the one the binary carries ([`embedded`], from memory), or a directory's
+//! (`--root`), which tower-http's ServeDir serves (ranges, MIME types, `..` refused); this
+//! module adds what a lab server must also promise: files only under the root even through
 //! symlinks, GET and HEAD only, and the headers that make the page isolated and keep it from
 //! talking to any other origin. hyper serves each connection, with a time limit on a
 //! request's head (which also ends idle kept-alive connections) and a cap on connections
@@ -71,9 +72,22 @@ fn connection_cap() -> usize {
     MOST_CONNECTIONS
 }
 
+pub mod embedded;
+
+use embedded::Embedded;
+
+/// Where the page's files come from.
+#[derive(Clone)]
+enum Files {
+    /// A directory (`--root`), canonical.
+    Dir(PathBuf),
+    /// The page this binary carries.
+    Carried(Arc<Embedded>),
+}
+
 #[derive(Clone)]
 struct Site {
-    root: PathBuf,
+    files: Files,
     report: Option<String>,
 }
 
@@ -88,28 +102,39 @@ async fn guard(State(site): State<Site>, req: Request, next: Next) -> Response {
         )
             .into_response();
     }
-    match inside(&site.root, req.uri().path()) {
+    let ok = match &site.files {
+        Files::Dir(root) => inside(root, req.uri().path()),
+        // No file system under a carried page: only the path's own form can be wrong.
+        Files::Carried(_) => within(req.uri().path()).map(|_| ()),
+    };
+    match ok {
         Ok(()) => next.run(req).await,
         Err(status) => (status, "not found\n").into_response(),
     }
 }
 
-/// Whether the decoded `uri_path` names something within `root` (or nothing at all).
-fn inside(root: &Path, uri_path: &str) -> Result<(), StatusCode> {
+/// The decoded `uri_path` as a path relative to the site, when it stays within it: no
+/// `..`, no absolute or drive parts, no backslash, no NUL.
+fn within(uri_path: &str) -> Result<PathBuf, StatusCode> {
     let decoded = percent_encoding::percent_decode_str(uri_path)
         .decode_utf8()
         .map_err(|_| StatusCode::BAD_REQUEST)?;
     if decoded.contains(['\\', '\0']) {
         return Err(StatusCode::BAD_REQUEST);
     }
-    let rel = Path::new(decoded.trim_start_matches('/'));
+    let rel = PathBuf::from(decoded.trim_start_matches('/'));
     for c in rel.components() {
         match c {
-            Component::Normal(_) => {}
-            Component::CurDir => {}
+            Component::Normal(_) | Component::CurDir => {}
             _ => return Err(StatusCode::NOT_FOUND),
         }
     }
+    Ok(rel)
+}
+
+/// Whether the decoded `uri_path` names something within `root` (or nothing at all).
+fn inside(root: &Path, uri_path: &str) -> Result<(), StatusCode> {
+    let rel = within(uri_path)?;
     let full = root.join(rel);
     match full.canonicalize() {
         Ok(real) if real.starts_with(root) => Ok(()),
@@ -142,10 +167,20 @@ fn app(site: Site, isolation: bool) -> Router {
     // Sent as they are, not the gzipped copies beside them (as a static host may): served
     // gzipped, Firefox's interpolated performance.now read 1.13-1.18 µs off in three bench
     // runs, against 0.88-0.99 µs in three without, a target of 1 µs; not yet understood.
-    let files = ServeDir::new(&site.root).append_index_html_on_directories(true);
-    let mut app = Router::new()
-        .route(REPORT_PATH, get(native_report))
-        .fallback_service(files)
+    let router = Router::new().route(REPORT_PATH, get(native_report));
+    let router = match &site.files {
+        Files::Dir(root) => {
+            router.fallback_service(ServeDir::new(root).append_index_html_on_directories(true))
+        }
+        Files::Carried(page) => {
+            let page = page.clone();
+            router.fallback(move |req: Request| {
+                let page = page.clone();
+                async move { page.respond(&req) }
+            })
+        }
+    };
+    let mut app = router
         .layer(middleware::from_fn_with_state(site.clone(), guard))
         // GET and HEAD carry no body: one announced or sent beyond this is refused (413).
         .layer(RequestBodyLimitLayer::new(MAX_BODY))
@@ -163,24 +198,50 @@ fn app(site: Site, isolation: bool) -> Router {
     app
 }
 
-pub fn serve(a: ServeArgs) -> Result<(), CliError> {
-    let root = a.root.canonicalize().map_err(|e| {
+/// The page to serve: `--root`'s directory, or the one this binary carries.
+fn files(root: Option<&Path>) -> Result<(Files, String), CliError> {
+    let Some(root) = root else {
+        return match Embedded::page() {
+            Some(page) => {
+                let (n, bytes) = page.size();
+                Ok((
+                    Files::Carried(Arc::new(page)),
+                    format!(
+                        "the page it carries ({n} files, {:.1} MB)",
+                        bytes as f64 / 1e6
+                    ),
+                ))
+            }
+            None => Err(CliError::Usage(
+                "this ticklab carries no page (it was built before the page was): give \
+                 --root DIR, or install it with the page (`cargo xtask install` in a clone)"
+                    .into(),
+            )),
+        };
+    };
+    let dir = root.canonicalize().map_err(|e| {
         CliError::Usage(format!(
             "--root {}: {e}; build the page first with `cargo xtask web`",
-            a.root.display()
+            root.display()
         ))
     })?;
-    if !root.join("index.html").is_file() {
+    if !dir.join("index.html").is_file() {
         return Err(CliError::Usage(format!(
             "--root {}: no index.html there; build the page with `cargo xtask web`",
-            root.display()
+            dir.display()
         )));
     }
+    let shown = dir.display().to_string();
+    Ok((Files::Dir(dir), shown))
+}
+
+pub fn serve(a: ServeArgs) -> Result<(), CliError> {
+    let (files, what) = files(a.root.as_deref())?;
     let report = match &a.report {
         None => None,
         Some(p) => Some(crate::commands::read_report(p, "--report ")?.1),
     };
-    let site = Site { root, report };
+    let site = Site { files, report };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -203,10 +264,7 @@ pub fn serve(a: ServeArgs) -> Result<(), CliError> {
         } else {
             local
         };
-        println!(
-            "ticklab: serving {} at http://{shown}/ ({mode}); Ctrl-C stops",
-            site.root.display()
-        );
+        println!("ticklab: serving {what} at http://{shown}/ ({mode}); Ctrl-C stops");
         run(listener, app(site, !a.no_isolation), connection_cap()).await;
         Ok(())
     })
