@@ -17,9 +17,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     install(&args.iter().map(String::as_str).collect::<Vec<_>>())
 }
 
-/// `cargo install --path native-runner --locked` with the built site to carry. Cargo uses
-/// the workspace's target directory for a `--path` install, so what the lab or the tests
-/// built is reused.
+/// `cargo install --path native-runner --locked`, which carries the built site of the
+/// target directory it builds in: cargo uses the workspace's for a `--path` install, so
+/// what the lab or the tests built is reused (and no setting changes to rebuild it).
 fn install(args: &[&str]) -> Result<(), String> {
     let root = workspace_root();
     let site = web::target_dir(&root).join("site");
@@ -35,7 +35,6 @@ fn install(args: &[&str]) -> Result<(), String> {
     );
     let status = Command::new(&cargo)
         .args(&all)
-        .env("TICKLAB_EMBED_SITE", &site)
         .current_dir(&root)
         .status()
         .map_err(|e| format!("cannot start {cargo}: {e}"))?;
