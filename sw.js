@@ -66,7 +66,8 @@ function wantsIsolation(req, url) {
 self.addEventListener("fetch", (event) => {
   const req = event.request;
   const url = new URL(req.url);
-  if (req.method !== "GET" || url.origin !== self.location.origin) return;
+  // A class's posts and live stream go to its server as they are.
+  if (req.method !== "GET" || url.origin !== self.location.origin || url.pathname.includes("/class/")) return;
   const isolate = wantsIsolation(req, url);
   event.respondWith(
     (async () => {

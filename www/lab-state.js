@@ -16,6 +16,7 @@ export const state = {
   running: false,
   cancelled: false,
   hidden: false,
+  toClass: null, // in a class (?class=CODE): sends the finished run to it
 };
 
 // A canvas as wide as its column, in device pixels: the Lab lays the plot out in CSS

@@ -45,6 +45,7 @@ function context() {
   return {
     user_agent: navigator.userAgent,
     isolated: !!self.crossOriginIsolated,
+    not_secure: self.isSecureContext === false,
     audio_sample_rate: state.audio ? state.audio.sampleRate : null,
     shared_counter: !!state.counter,
     shared_memory: typeof SharedArrayBuffer !== "undefined",
@@ -58,6 +59,7 @@ function renderContext() {
   const items = [
     ["Browser", navigator.userAgent],
     ["Cross-origin isolated", self.crossOriginIsolated ? "yes" : "no"],
+    ["Secure context", self.isSecureContext ? "yes" : "no (plain http from another machine)"],
     ["Logical CPUs (hardwareConcurrency)", String(navigator.hardwareConcurrency || "unknown")],
     ["Page visibility", document.visibilityState + (state.hidden ? " (was hidden during the run)" : "")],
     ["SharedArrayBuffer counter", state.counter ? "running" : "not available"],
@@ -335,6 +337,7 @@ function finish(t0) {
   renderContext();
   renderDetailChoice();
   renderCompare();
+  if (state.toClass && state.hasReport && !state.cancelled) state.toClass();
 }
 
 function cancel() {
@@ -496,10 +499,18 @@ export async function start({ stopHeadline, takeOver, runAsked }) {
   });
   renderDetail();
   renderCompare();
+  const params = new URLSearchParams(location.search);
+  const code = params.get("class");
+  if (code) {
+    try {
+      state.toClass = (await import("./class.js")).join(code);
+    } catch {
+      showError("This link is for a class, but no class server serves this page: the run stays here.");
+    }
+  }
   await openLink();
   document.body.dataset.state = "ready";
   fetchNative();
-  const params = new URLSearchParams(location.search);
   if (params.has("bench")) runBench();
   else if (params.has("run") || runAsked()) runAll();
 }

@@ -38,6 +38,10 @@ pub enum Command {
     /// Serves the web lab (cross-origin isolated unless --no-isolation), with this
     /// machine's report at /native/report.json for the page's Compare view.
     Serve(ServeArgs),
+    /// Serves the lab to a class: students on this machine's networks open the join URL
+    /// (or its QR code), run and send; the teacher's view shows each run as it arrives,
+    /// kept in a SQLite file.
+    Class(crate::class::ClassArgs),
 }
 
 #[derive(Args, Debug)]

@@ -5,6 +5,7 @@
 //! Exit codes: 0 ok, 2 bad usage or input, 1 a measurement that failed (with the reason).
 
 pub mod analyze;
+mod class;
 mod cli;
 pub mod clocks;
 mod commands;
@@ -60,6 +61,7 @@ pub fn main() -> ExitCode {
         Some(cli::Command::CpuVsWall(a)) => cpu_wall::cpu_vs_wall(a),
         Some(cli::Command::Show(a)) => commands::show(a),
         Some(cli::Command::Serve(a)) => serve::serve(a),
+        Some(cli::Command::Class(a)) => class::class(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

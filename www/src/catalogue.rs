@@ -19,6 +19,9 @@ pub struct Context {
     pub shared_counter: bool,
     /// Whether the page has SharedArrayBuffer at all (an isolated WebKitGTK page has not).
     pub shared_memory: bool,
+    /// Whether the page is not a secure context (`!self.isSecureContext`: plain http from
+    /// another machine), which no browser isolates or gives an AudioWorklet.
+    pub not_secure: bool,
     /// Whether the AudioContext was suspended when its clocks were sampled.
     pub audio_suspended: bool,
     /// The web APIs the page's implicit clocks are built on, as the page found them.
@@ -244,7 +247,12 @@ pub fn entries(ctx: &Context) -> Vec<Entry> {
             counts_per_unit: per_unit,
         })
     };
-    let no_isolation = if !ctx.isolated {
+    let no_isolation = if !ctx.isolated && ctx.not_secure {
+        Some(format!(
+            "needs cross-origin isolation (SharedArrayBuffer): {}, which no browser isolates",
+            ticklab_first::NOT_SECURE
+        ))
+    } else if !ctx.isolated {
         Some("needs cross-origin isolation (SharedArrayBuffer)".to_string())
     } else if !ctx.shared_memory {
         Some("this browser gives no SharedArrayBuffer, even cross-origin isolated".to_string())
@@ -565,7 +573,16 @@ fn implicit(
         Place::Sampled,
         false,
         false,
-        no_audio.or_else(|| lacks(ctx.apis.audio_worklet, "AudioWorklet")),
+        no_audio.or_else(|| {
+            if ctx.not_secure && !ctx.apis.audio_worklet {
+                Some(format!(
+                    "browsers give AudioWorklet only to a secure context. {}",
+                    ticklab_first::NOT_SECURE
+                ))
+            } else {
+                lacks(ctx.apis.audio_worklet, "AudioWorklet")
+            }
+        }),
         1.0,
     );
     push(
@@ -667,6 +684,18 @@ mod tests {
         let a = entry(&ctx, ClockId::AudioCurrentTime);
         assert!((a.info.claimed.unwrap().ns - 2_666_666.67).abs() < 1.0);
         assert!(ClockId::parse("nope").is_err());
+        // Over plain http from another machine, the reasons name that, not the browser.
+        let plain = Context {
+            user_agent: CHROME.into(),
+            not_secure: true,
+            audio_sample_rate: Some(48_000.0),
+            ..Default::default()
+        };
+        let worklet = entry(&plain, ClockId::AudioWorkletFrame).reason.unwrap();
+        assert!(worklet.contains("secure context"), "{worklet}");
+        assert!(!worklet.contains("this browser has no"), "{worklet}");
+        let counter = entry(&plain, ClockId::SharedCounter).reason.unwrap();
+        assert!(counter.contains("not a secure context"), "{counter}");
         // Every id has exactly one entry, and reads back from its string.
         let ids: Vec<ClockId> = entries(&ctx).iter().map(|e| e.id).collect();
         assert_eq!(ids, ClockId::ALL.to_vec());

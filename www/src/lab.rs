@@ -144,6 +144,7 @@ impl Lab {
             catalogue::browser(&ctx.user_agent),
             ctx.isolated,
             ctx.shared_memory,
+            !ctx.not_secure,
         )
     }
 

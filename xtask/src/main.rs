@@ -322,6 +322,9 @@ fn test(beside: usize) -> Result<(), String> {
                 "clippy",
                 "-p",
                 "ticklab-native",
+                // Without SQLite's C, which needs the target's C compiler (none for macOS
+                // here; the aarch64 Linux one is installed only for the build below).
+                "--no-default-features",
                 "--target",
                 t,
                 "--",

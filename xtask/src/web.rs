@@ -30,6 +30,11 @@ pub const FIRST: &[&str] = &[
     "www/pkg/ticklab_first_bg.wasm",
 ];
 
+/// Files only `ticklab class` serves (the binary carries them with the site): the
+/// teacher's view and a student's sending. A static host has no class, so they are not the
+/// page's (not in sw.js's list, not in its budget); weighed on their own.
+pub const CLASS_FILES: &[&str] = &["class.html", "www/class.js", "www/teacher.js"];
+
 /// What a browser downloads, gzipped: the first answer's module, and everything.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Weight {
@@ -191,6 +196,11 @@ pub fn build_with(features: &[&str]) -> Result<Weight, String> {
         println!("{:<34} {r:>10} {g:>10}", format!("{f}{mark}"));
     }
     println!("{:<34} {raw:>10} {:>10}", "wasm + JS", w.total);
+    let mut class = 0;
+    for f in CLASS_FILES.iter().filter(|f| f.ends_with(".js")) {
+        class += gzip_beside(&site.join(f))?.1;
+    }
+    println!("{:<34} {:>21}", "a class's scripts (ticklab class)", class);
     println!(
         "the first answer's module: {:.1} KB gzipped of {} KB; everything: {:.1} KB of {} KB",
         w.first as f64 / 1000.0,
@@ -260,7 +270,8 @@ fn site_list(sw: &str) -> Result<Vec<String>, String> {
 /// rebuilt when a file's time changes, so an unchanged page must leave the times alone.
 pub fn assemble_site(root: &Path) -> Result<PathBuf, String> {
     let site = target_dir(root).join("site");
-    let files = site_files(root)?;
+    let mut files = site_files(root)?;
+    files.extend(CLASS_FILES.iter().map(|f| f.to_string()));
     for f in &files {
         let f = f.as_str();
         let to = site.join(f);

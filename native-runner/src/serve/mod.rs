@@ -56,7 +56,7 @@ const SPARE_DESCRIPTORS: u64 = 64;
 /// How many connections to hold at once: [`MOST_CONNECTIONS`], or fewer under a lower
 /// descriptor limit, so that clients beyond it wait in the listen queue instead of making
 /// accept and file opens fail.
-fn connection_cap() -> usize {
+pub(crate) fn connection_cap() -> usize {
     #[cfg(unix)]
     {
         let mut lim = libc::rlimit {
@@ -85,14 +85,55 @@ enum Files {
     Carried(Arc<Embedded>),
 }
 
+/// What the server serves besides a class: the page, and this machine's report.
 #[derive(Clone)]
-struct Site {
+pub(crate) struct Site {
     files: Files,
     report: Option<String>,
+    /// Files never served even when under `--root`: a class's database and its journals.
+    hidden: Vec<PathBuf>,
 }
 
+impl Site {
+    /// The page (`root`'s, or the one this binary carries) and the report at `report`;
+    /// also what to call the page in the first line printed.
+    pub(crate) fn new(
+        root: Option<&Path>,
+        report: Option<&Path>,
+    ) -> Result<(Self, String), CliError> {
+        let (files, what) = files(root)?;
+        let report = match report {
+            None => None,
+            Some(p) => Some(crate::commands::read_report(p, "--report ")?.1),
+        };
+        Ok((
+            Self {
+                files,
+                report,
+                hidden: Vec::new(),
+            },
+            what,
+        ))
+    }
+
+    /// Never serves `file`, nor SQLite's journals beside it, whatever the root.
+    pub(crate) fn hide(&mut self, file: &Path) {
+        let full = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let mut p = full.clone().into_os_string();
+            p.push(suffix);
+            self.hidden.push(PathBuf::from(p));
+        }
+    }
+}
+
+/// A connection's peer, put into each of its requests (a class limits posts per address).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Peer(pub SocketAddr);
+
 /// Refuses methods other than GET and HEAD, and paths that leave the root (`..` in any
-/// encoding, absolute or drive paths, backslashes, symlinks pointing outside).
+/// encoding, absolute or drive paths, backslashes, symlinks pointing outside) or name a
+/// hidden file.
 async fn guard(State(site): State<Site>, req: Request, next: Next) -> Response {
     if req.method() != Method::GET && req.method() != Method::HEAD {
         return (
@@ -103,7 +144,16 @@ async fn guard(State(site): State<Site>, req: Request, next: Next) -> Response {
             .into_response();
     }
     let ok = match &site.files {
-        Files::Dir(root) => inside(root, req.uri().path()),
+        Files::Dir(root) => inside(root, req.uri().path()).and_then(|()| {
+            let rel = within(req.uri().path())?;
+            let full = root.join(rel);
+            let real = full.canonicalize().unwrap_or(full);
+            if site.hidden.contains(&real) {
+                Err(StatusCode::NOT_FOUND)
+            } else {
+                Ok(())
+            }
+        }),
         // No file system under a carried page: only the path's own form can be wrong.
         Files::Carried(_) => within(req.uri().path()).map(|_| ()),
     };
@@ -162,8 +212,9 @@ fn set(name: &'static str, value: &'static str) -> SetResponseHeaderLayer<Header
     )
 }
 
-/// The server's routes and layers, for `serve` and its tests.
-fn app(site: Site, isolation: bool) -> Router {
+/// The server's routes and layers, for `serve`, `class` (whose routes come as `class`, with
+/// their own methods and body limit) and their tests.
+pub(crate) fn app(site: Site, isolation: bool, class: Option<Router>) -> Router {
     // Sent as they are, not the gzipped copies beside them (as a static host may): served
     // gzipped, Firefox's interpolated performance.now read 1.13-1.18 µs off in three bench
     // runs, against 0.88-0.99 µs in three without, a target of 1 µs; not yet understood.
@@ -180,11 +231,16 @@ fn app(site: Site, isolation: bool) -> Router {
             })
         }
     };
-    let mut app = router
+    let router = router
         .layer(middleware::from_fn_with_state(site.clone(), guard))
         // GET and HEAD carry no body: one announced or sent beyond this is refused (413).
         .layer(RequestBodyLimitLayer::new(MAX_BODY))
-        .with_state(site)
+        .with_state(site);
+    let router = match class {
+        Some(class) => router.merge(class),
+        None => router,
+    };
+    let mut app = router
         .layer(set("content-security-policy", CSP))
         .layer(set("x-content-type-options", "nosniff"))
         .layer(set("referrer-policy", "no-referrer"))
@@ -236,24 +292,10 @@ fn files(root: Option<&Path>) -> Result<(Files, String), CliError> {
 }
 
 pub fn serve(a: ServeArgs) -> Result<(), CliError> {
-    let (files, what) = files(a.root.as_deref())?;
-    let report = match &a.report {
-        None => None,
-        Some(p) => Some(crate::commands::read_report(p, "--report ")?.1),
-    };
-    let site = Site { files, report };
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::Output(format!("cannot start the server: {e}")))?;
+    let (site, what) = Site::new(a.root.as_deref(), a.report.as_deref())?;
+    let rt = runtime()?;
     rt.block_on(async move {
-        let addr = SocketAddr::new(a.bind, a.port);
-        let listener = tokio::net::TcpListener::bind(addr)
-            .await
-            .map_err(|e| CliError::Usage(format!("cannot listen on {addr}: {e}")))?;
-        let local = listener
-            .local_addr()
-            .map_err(|e| CliError::Output(e.to_string()))?;
+        let (listener, local) = listen(a.bind, a.port).await?;
         let mode = if a.no_isolation {
             "not isolated (--no-isolation)"
         } else {
@@ -265,15 +307,39 @@ pub fn serve(a: ServeArgs) -> Result<(), CliError> {
             local
         };
         println!("ticklab: serving {what} at http://{shown}/ ({mode}); Ctrl-C stops");
-        run(listener, app(site, !a.no_isolation), connection_cap()).await;
+        run(listener, app(site, !a.no_isolation, None), connection_cap()).await;
         Ok(())
     })
+}
+
+/// The server's runtime: one thread, which a lab's server (a page, a report, a class's
+/// posts) keeps far from busy.
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Output(format!("cannot start the server: {e}")))
+}
+
+/// Listens on `bind`:`port`; the listener and the address it got.
+pub(crate) async fn listen(
+    bind: std::net::IpAddr,
+    port: u16,
+) -> Result<(tokio::net::TcpListener, SocketAddr), CliError> {
+    let addr = SocketAddr::new(bind, port);
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| CliError::Usage(format!("cannot listen on {addr}: {e}")))?;
+    let local = listener
+        .local_addr()
+        .map_err(|e| CliError::Output(e.to_string()))?;
+    Ok((listener, local))
 }
 
 /// Accepts connections until Ctrl-C, each served by hyper with [`HEAD_TIMEOUT`] (or
 /// [`BUSY_HEAD_TIMEOUT`] when nearly full), at most `cap` at once; then lets those in
 /// flight finish (for up to [`HEAD_TIMEOUT`]).
-async fn run(listener: tokio::net::TcpListener, app: Router, cap: usize) {
+pub(crate) async fn run(listener: tokio::net::TcpListener, app: Router, cap: usize) {
     let slots = Arc::new(tokio::sync::Semaphore::new(cap));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let builder = |head: Duration| {
@@ -293,7 +359,7 @@ async fn run(listener: tokio::net::TcpListener, app: Router, cap: usize) {
             _ = &mut ctrl_c => break,
         };
         let Ok(slot) = slot else { break };
-        let (stream, _) = tokio::select! {
+        let (stream, peer) = tokio::select! {
             a = listener.accept() => match a {
                 Ok(a) => a,
                 // Out of descriptors or a connection reset before it was accepted: the
@@ -310,7 +376,11 @@ async fn run(listener: tokio::net::TcpListener, app: Router, cap: usize) {
         } else {
             &calm
         };
-        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let app = app.clone();
+        let service = hyper::service::service_fn(move |mut req: Request<hyper::body::Incoming>| {
+            req.extensions_mut().insert(Peer(peer));
+            tower::ServiceExt::oneshot(app.clone(), req)
+        });
         let conn = http.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
         let conn = graceful.watch(conn);
         tokio::spawn(async move {

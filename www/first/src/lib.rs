@@ -123,7 +123,7 @@ pub fn hold_against_applicable(report: &mut ClockReport, b: Browser, isolated: b
 
 /// What cross-origin isolation means for this page in browser `b`, isolated or not, with
 /// SharedArrayBuffer or without (WebKitGTK isolates a page and still gives it none).
-pub fn isolation_note(b: Browser, isolated: bool, shared_memory: bool) -> String {
+pub fn isolation_note(b: Browser, isolated: bool, shared_memory: bool, secure: bool) -> String {
     let figure = |iso: bool| documented_clamp(b, iso).map(|(ns, _)| present::duration(ns));
     let coarsened = match (figure(isolated), figure(!isolated)) {
         (Some(here), Some(there)) if isolated => format!(
@@ -136,6 +136,13 @@ pub fn isolation_note(b: Browser, isolated: bool, shared_memory: bool) -> String
         _ if isolated => "performance.now may be coarsened less".into(),
         _ => "performance.now is coarsened more than it would be isolated".into(),
     };
+    if !secure && !isolated {
+        return format!(
+            "{NOT_SECURE}: browsers give it no cross-origin isolation, no SharedArrayBuffer, \
+             no service worker (so no offline copy) and no AudioWorklet, and {coarsened}. \
+             Opened on the serving machine itself (localhost) or over https, it gets them."
+        );
+    }
     match (isolated, shared_memory) {
         (true, true) => format!(
             "This page is cross-origin isolated: {coarsened}, and SharedArrayBuffer works, so \
@@ -152,6 +159,10 @@ pub fn isolation_note(b: Browser, isolated: bool, shared_memory: bool) -> String
         ),
     }
 }
+
+/// Why a page reached over plain http lacks what only secure contexts get.
+pub const NOT_SECURE: &str = "This page came over plain http from another machine, so it is \
+                              not a secure context";
 
 /// How a page's millisecond clock becomes the core's counts.
 pub const ROUNDING: &str =
@@ -210,8 +221,9 @@ pub struct Headline {
     pub isolation: String,
 }
 
-/// The headline for performance.now's `report`, in a page of `user_agent`, isolated or not.
-pub fn headline(report: &ClockReport, user_agent: &str, isolated: bool) -> Headline {
+/// The headline for performance.now's `report`, in a page of `user_agent`, isolated or not,
+/// a secure context or not.
+pub fn headline(report: &ClockReport, user_agent: &str, isolated: bool, secure: bool) -> Headline {
     let b = browser(user_agent);
     let mut report = report.clone();
     hold_against_applicable(&mut report, b, isolated);
@@ -227,6 +239,10 @@ pub fn headline(report: &ClockReport, user_agent: &str, isolated: bool) -> Headl
         (None, _) => present::failed_briefly(report),
     };
     let isolation = match (isolated, there) {
+        (false, Some((ns, _))) if !secure => format!(
+            "{NOT_SECURE}, which no browser isolates: isolated, this browser documents {}.",
+            present::duration(ns)
+        ),
         (false, Some((ns, _))) => format!(
             "Cross-origin isolated, this browser documents {} instead: reload isolated to see \
              it.",
@@ -277,13 +293,13 @@ mod tests {
             assert!(headline_options(pass).budget.time_s > 0.0);
         }
         let r = ClockReport::new(worker_now_info(FIREFOX, false));
-        let h = headline(&r, FIREFOX, false);
+        let h = headline(&r, FIREFOX, false, true);
         assert_eq!(h.tick, present::DASH);
         assert_eq!(h.tick_ns, None);
         assert!(h.isolation.contains("20.000 µs"), "{}", h.isolation);
-        let h = headline(&r, FIREFOX, true);
+        let h = headline(&r, FIREFOX, true, true);
         assert!(h.isolation.contains("1.000 ms"), "{}", h.isolation);
-        assert!(headline(&r, "curl/8", false).isolation.is_empty());
+        assert!(headline(&r, "curl/8", false, true).isolation.is_empty());
     }
 
     const SAFARI: &str = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/605.1.15 (KHTML, like \
@@ -295,30 +311,50 @@ mod tests {
         assert_eq!(documented_clamp(Browser::Safari, true).unwrap().0, 20_000.0);
         assert_eq!(documented_clamp(Browser::Safari, false).unwrap().0, 1e6);
         let r = ClockReport::new(worker_now_info(SAFARI, true));
-        assert!(headline(&r, SAFARI, true).isolation.contains("1.000 ms"));
+        assert!(headline(&r, SAFARI, true, true)
+            .isolation
+            .contains("1.000 ms"));
     }
 
     /// Each sentence is true where it is shown: isolation without SharedArrayBuffer is said
     /// as such, and each browser's own figures are named.
     #[test]
     fn the_isolation_note_names_this_browsers_figures_and_shared_memory() {
-        let n = isolation_note(Browser::Safari, true, false);
+        let n = isolation_note(Browser::Safari, true, false, true);
         assert!(n.contains("no SharedArrayBuffer"), "{n}");
         assert!(!n.contains("SharedArrayBuffer works"), "{n}");
         assert!(n.contains("20.000 µs") && n.contains("1.000 ms"), "{n}");
-        let n = isolation_note(Browser::Chromium, true, true);
+        let n = isolation_note(Browser::Chromium, true, true, true);
         assert!(
             n.contains("SharedArrayBuffer works") && n.contains("5.000 µs"),
             "{n}"
         );
-        let n = isolation_note(Browser::Firefox, false, false);
+        let n = isolation_note(Browser::Firefox, false, false, true);
         assert!(
             n.contains("not cross-origin isolated") && n.contains("1.000 ms"),
             "{n}"
         );
         assert!(n.contains("20.000 µs") && !n.contains("100"), "{n}");
-        let n = isolation_note(Browser::Other, false, false);
+        let n = isolation_note(Browser::Other, false, false, true);
         assert!(!n.contains("µs") && !n.contains(" ms"), "{n}");
+        // Over plain http from another machine: the cause, not a missing feature.
+        let n = isolation_note(Browser::Chromium, false, false, false);
+        assert!(
+            n.contains("not a secure context") && n.contains("AudioWorklet"),
+            "{n}"
+        );
+        assert!(
+            n.contains("100.000 µs") && !n.contains("service worker, it is"),
+            "{n}"
+        );
+        let r = ClockReport::new(worker_now_info(CHROME, false));
+        let h = headline(&r, CHROME, false, false);
+        assert!(
+            h.isolation.contains("not a secure context"),
+            "{}",
+            h.isolation
+        );
+        assert!(!h.isolation.contains("reload"), "{}", h.isolation);
     }
 
     /// A 100 µs clamp laid over simulated time, as Chromium coarsens performance.now: the
@@ -331,7 +367,7 @@ mod tests {
         *now.info_mut() = worker_now_info(CHROME, false);
         let mut stopwatch = tl.stopwatch();
         let r = measure(&mut now, &mut stopwatch, 0);
-        let h = headline(&r, CHROME, false);
+        let h = headline(&r, CHROME, false, true);
         assert_eq!(h.tick_ns, Some(100_000.0), "{h:?}");
         assert_eq!(h.tick, "100.000 µs");
         assert!(
@@ -351,7 +387,7 @@ mod tests {
         *now.info_mut() = worker_now_info(FIREFOX, false);
         let mut stopwatch = tl.stopwatch();
         let r = measure(&mut now, &mut stopwatch, 1);
-        let h = headline(&r, FIREFOX, false);
+        let h = headline(&r, FIREFOX, false, true);
         assert!(
             h.verdict
                 .starts_with("matches the claim (Firefox with privacy.resistFingerprinting"),

@@ -54,7 +54,11 @@ pub fn headline(
     let info = crate::worker_now_info(user_agent, isolated);
     let (mut clock, mut stopwatch) = performance_now(info).map_err(|e| JsError::new(&e))?;
     let report = crate::measure(clock.as_mut(), &mut stopwatch, pass);
-    let h = crate::headline(&report, user_agent, isolated);
+    // A worker is a secure context when its page is; a page over plain http from another
+    // machine is not, and no reload can isolate it.
+    let secure = Reflect::get(&js_sys::global(), &"isSecureContext".into())
+        .map_or(true, |v| v.as_bool() != Some(false));
+    let h = crate::headline(&report, user_agent, isolated, secure);
     let o = Object::new();
     let set = |k: &str, v: JsValue| Reflect::set(&o, &k.into(), &v).map(|_| ());
     let tick_ns = h.tick_ns.map_or(JsValue::NULL, JsValue::from);

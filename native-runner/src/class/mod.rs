@@ -1,0 +1,223 @@
+//! `ticklab class`: the page served as `ticklab serve` serves it, and a class: students open
+//! the join URL (a short code in it) on any machine of the room's network, run the lab and
+//! send their run; the teacher's view (its URL carries a random key) shows each as it is
+//! stored. The class lives in a SQLite file ([`store`]); started again on the same file, it
+//! goes on.
+
+pub mod limits;
+pub mod routes;
+pub mod store;
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::Args;
+
+use crate::serve::{self, Site};
+use crate::CliError;
+
+#[derive(Args, Debug)]
+pub struct ClassArgs {
+    /// The file the class is kept in (SQLite); created when missing, and the class in it
+    /// goes on when it is there.
+    #[arg(long, value_name = "FILE", default_value = "ticklab-class.sqlite")]
+    pub db: PathBuf,
+    /// Start another class in the file (a new code and key) instead of going on.
+    #[arg(long)]
+    pub new: bool,
+    /// Address to listen on: every address of this machine by default, so students on
+    /// its networks can reach it; 127.0.0.1 keeps the class on this machine.
+    #[arg(long, default_value = "0.0.0.0")]
+    pub bind: IpAddr,
+    /// Port to listen on (0 picks a free one).
+    #[arg(long, default_value_t = 8000)]
+    pub port: u16,
+    /// Serve the page from DIR instead of the page this binary carries.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// A native report (`ticklab run --save FILE`) served at /native/report.json.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Serve without COOP/COEP (the teacher's own page is then not isolated either).
+    #[arg(long)]
+    pub no_isolation: bool,
+    /// Print no QR code of the join URL.
+    #[arg(long)]
+    pub no_qr: bool,
+}
+
+/// Letters and digits no one misreads (no 0/O, 1/I/L): what a class types.
+const CODE_ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
+/// How long a join code is: 31^6, about 900 million codes, against at most
+/// [`routes::ADDRESS_PER_MINUTE`] guesses a minute from one address.
+const CODE_LENGTH: usize = 6;
+
+fn random_bytes<const N: usize>() -> Result<[u8; N], CliError> {
+    let mut b = [0u8; N];
+    getrandom::fill(&mut b).map_err(|e| {
+        CliError::Output(format!("no randomness for the class's code and key: {e}"))
+    })?;
+    Ok(b)
+}
+
+/// A fresh join code.
+fn new_code() -> Result<String, CliError> {
+    // Rejection sampling: each letter equally likely.
+    let mut out = String::new();
+    while out.len() < CODE_LENGTH {
+        let n = CODE_ALPHABET.len() as u16;
+        for b in random_bytes::<16>()? {
+            if u16::from(b) < 256 - 256 % n && out.len() < CODE_LENGTH {
+                out.push(CODE_ALPHABET[usize::from(u16::from(b) % n)] as char);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A fresh teacher's key: 128 random bits, in hex.
+fn new_key() -> Result<String, CliError> {
+    Ok(random_bytes::<16>()?
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+/// The addresses students reach this machine at: for an unspecified bind, every IPv4
+/// address of an interface but loopback; otherwise the one bound.
+fn join_hosts(bind: IpAddr) -> Vec<IpAddr> {
+    if !bind.is_unspecified() {
+        return vec![bind];
+    }
+    let mut out: Vec<IpAddr> = if_addrs::get_if_addrs()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|i| i.ip())
+        .filter(|ip| ip.is_ipv4() && !ip.is_loopback())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The join URL's QR code, drawn for a terminal of light text on a dark background.
+fn qr(url: &str) -> Option<String> {
+    use qrcode::render::unicode::Dense1x2;
+    let code = qrcode::QrCode::new(url.as_bytes()).ok()?;
+    Some(
+        code.render::<Dense1x2>()
+            .dark_color(Dense1x2::Light)
+            .light_color(Dense1x2::Dark)
+            .quiet_zone(true)
+            .build(),
+    )
+}
+
+pub fn class(a: ClassArgs) -> Result<(), CliError> {
+    let (mut site, what) = Site::new(a.root.as_deref(), a.report.as_deref())?;
+    let store = store::Store::open(&a.db).map_err(|e| CliError::Usage(e.to_string()))?;
+    let class = store
+        .class(a.new, &new_code()?, &new_key()?)
+        .map_err(|e| CliError::Usage(e.to_string()))?;
+    let runs = store
+        .rows(class.id)
+        .map_err(|e| CliError::Usage(e.to_string()))?
+        .len();
+    site.hide(&a.db);
+    let rt = serve::runtime()?;
+    rt.block_on(async move {
+        let (listener, local) = serve::listen(a.bind, a.port).await?;
+        let port = local.port();
+        let hosts = join_hosts(a.bind);
+        let join = |h: &IpAddr| {
+            format!(
+                "http://{}/?class={}",
+                SocketAddr::new(*h, port),
+                class.code
+            )
+        };
+        let lesson = Arc::new(routes::Lesson::new(
+            store,
+            class.clone(),
+            hosts.iter().map(join).collect(),
+        ));
+        let state = if runs == 0 && !class.closed {
+            "new or empty".to_string()
+        } else {
+            format!(
+                "going on: {runs} run{}{}",
+                if runs == 1 { "" } else { "s" },
+                if class.closed { ", closed to new ones" } else { "" }
+            )
+        };
+        println!(
+            "ticklab class {}: kept in {} ({state}); serving {what}",
+            class.code,
+            a.db.display()
+        );
+        if hosts.is_empty() {
+            println!(
+                "students: this machine has no network address but loopback; they cannot reach it"
+            );
+        } else {
+            println!("students open:");
+            for h in &hosts {
+                println!("  {}", join(h));
+            }
+        }
+        if !a.no_qr {
+            if let Some(q) = hosts.first().and_then(|h| qr(&join(h))) {
+                println!("{q}");
+            }
+        }
+        let teacher_host = if a.bind.is_unspecified() || a.bind.is_loopback() {
+            IpAddr::V4(Ipv4Addr::LOCALHOST)
+        } else {
+            a.bind
+        };
+        println!(
+            "teacher's view (on this machine; its key runs the class, keep it to yourself):\n  http://{}/class.html#key={}",
+            SocketAddr::new(teacher_host, port),
+            class.key
+        );
+        if a.bind.is_loopback() {
+            println!("listening on {local}: only this machine can reach the class");
+        } else {
+            println!(
+                "listening on {local}: every machine that reaches this one on these networks \
+                 can open the page and, with the code, send a run; the page there is plain \
+                 http, so coarser clocks (the README's \"A class, live\" says which)"
+            );
+        }
+        println!(
+            "Ctrl-C stops; `ticklab class --db {}` goes on with this class, --new starts another",
+            a.db.display()
+        );
+        let app = serve::app(
+            site,
+            !a.no_isolation,
+            Some(routes::router(lesson)),
+        );
+        serve::run(listener, app, serve::connection_cap()).await;
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_and_keys_are_fresh_and_of_their_alphabet() {
+        let a = new_code().unwrap();
+        assert_eq!(a.len(), CODE_LENGTH);
+        assert!(a.bytes().all(|b| CODE_ALPHABET.contains(&b)));
+        let codes: std::collections::HashSet<String> =
+            (0..50).map(|_| new_code().unwrap()).collect();
+        assert!(codes.len() > 45, "{codes:?}");
+        let k = new_key().unwrap();
+        assert_eq!(k.len(), 32);
+        assert_ne!(k, new_key().unwrap());
+    }
+}

@@ -1,0 +1,169 @@
+// The teacher's view of a class (class.html, served by `ticklab class`): every run set in
+// the Compare matrix as it arrives (the server's stream of events, which a reconnection
+// resumes from the last event's id), the class's performance.now ticks as the server plots
+// them, who has sent, and the class's controls. The key comes in the URL's fragment, which
+// no browser sends: every request carries it in a header instead.
+import init, { Lab } from "./pkg/ticklab_www.js";
+import { $, el, noteError, showError } from "./page.js";
+import { download, state } from "./lab-state.js";
+import { exportMatrix, renderCompare } from "./compare.js";
+
+const key = new URLSearchParams(location.hash.slice(1)).get("key") || "";
+const rows = new Map(); // student id -> { nickname, received_ms, digest }
+const view = { code: "", closed: false, most: 0, last: "" };
+let redraw = 0;
+let plotUrl = "";
+
+async function call(path, options = {}) {
+  const r = await fetch(path, {
+    ...options,
+    cache: "no-store",
+    headers: { Authorization: `Bearer ${key}`, ...(options.headers || {}) },
+  });
+  if (!r.ok) {
+    const why = await r.json().catch(() => ({}));
+    const e = new Error(why.error || `${r.status} ${r.statusText}`);
+    e.status = r.status;
+    throw e;
+  }
+  return r;
+}
+
+async function showPlot() {
+  try {
+    const blob = await (await call("class/plot.svg")).blob();
+    if (plotUrl) URL.revokeObjectURL(plotUrl);
+    plotUrl = URL.createObjectURL(blob);
+    $("class-plot").src = plotUrl;
+  } catch (e) {
+    noteError(`plot: ${e.message}`);
+  }
+}
+
+function renderWho() {
+  const list = $("who-list");
+  list.replaceChildren(...[...rows].map(([student, r]) => {
+    const li = el("li", null, { "data-student": student });
+    const who = r.digest.who || [];
+    li.append(el("span", r.digest.from, { class: "name" }), " ", el("span", `${who[0] || ""}, ${who[2] || ""}`), " ");
+    const b = el("button", "Remove", { type: "button" });
+    b.onclick = () => call("class/remove", { method: "POST", body: JSON.stringify({ student }) }).catch((e) => showError(`Not removed: ${e.message}`));
+    li.append(b);
+    return li;
+  }));
+  const n = rows.size;
+  $("class-summary").textContent = `Class ${view.code}: ${n} ${n === 1 ? "student has" : "students have"} sent a run${view.closed ? "; closed to new runs" : ""}.`;
+  $("close-class").disabled = view.closed;
+  document.body.dataset.rows = String(n);
+}
+
+// Many runs arriving together are drawn once: the matrix at most every 200 ms, the plot
+// at most every second.
+function changed() {
+  if (redraw) return;
+  redraw = setTimeout(() => {
+    redraw = 0;
+    renderWho();
+    renderCompare();
+    document.body.dataset.shown = view.last;
+  }, 200);
+  clearTimeout(changed.plot);
+  changed.plot = setTimeout(showPlot, 1000);
+}
+
+function rebuild() {
+  state.lab.clear_digests();
+  for (const r of rows.values()) state.lab.add_digest(r.digest);
+}
+
+function handle(block) {
+  let id = "";
+  let kind = "message";
+  let data = "";
+  for (const line of block.split("\n")) {
+    if (line.startsWith("id: ")) id = line.slice(4);
+    else if (line.startsWith("event: ")) kind = line.slice(7);
+    else if (line.startsWith("data: ")) data += line.slice(6);
+  }
+  if (!data) return;
+  const m = JSON.parse(data);
+  if (kind === "class") {
+    Object.assign(view, { code: m.code, closed: m.closed, most: m.most });
+    $("join-url").textContent = m.join[0] || "";
+  } else if (kind === "put") {
+    rows.delete(m.student); // a resend moves to the end, as the server orders them
+    rows.set(m.student, m);
+    try {
+      state.lab.add_digest(m.digest);
+    } catch (e) {
+      noteError(`a row the lab refused: ${e.message}`);
+    }
+  } else if (kind === "remove") {
+    rows.delete(m.student);
+    rebuild();
+  } else if (kind === "close") {
+    view.closed = true;
+  }
+  if (id) view.last = id;
+  changed();
+}
+
+async function follow() {
+  for (;;) {
+    try {
+      const r = await call("class/events", { headers: view.last ? { "Last-Event-ID": view.last } : {} });
+      $("live").textContent = "Live: runs appear as they arrive.";
+      document.body.dataset.live = "yes";
+      const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buf = "";
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        buf += value;
+        for (let at = buf.indexOf("\n\n"); at >= 0; at = buf.indexOf("\n\n")) {
+          handle(buf.slice(0, at));
+          buf = buf.slice(at + 2);
+        }
+      }
+    } catch (e) {
+      if (e.status === 403) {
+        showError(`${e.message}. Open the teacher's URL that ticklab class printed.`);
+        document.body.dataset.state = "failed";
+        return;
+      }
+    }
+    document.body.dataset.live = "no";
+    $("live").textContent = "The class's server is not answering; trying again every second…";
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+async function main() {
+  if (!key) {
+    showError("This view needs the teacher's key: open the teacher's URL that ticklab class printed.");
+    document.body.dataset.state = "failed";
+    return;
+  }
+  await init();
+  state.lab = new Lab({ user_agent: navigator.userAgent, isolated: !!self.crossOriginIsolated });
+  state.columns = state.lab.columns();
+  $("export-matrix").addEventListener("click", exportMatrix);
+  $("export-rows").addEventListener("click", async () => {
+    try {
+      download(`ticklab-class-${view.code}.json`, await (await call("class/rows.json")).text(), "application/json");
+    } catch (e) {
+      showError(`Export failed: ${e.message}`);
+    }
+  });
+  $("close-class").addEventListener("click", () => call("class/close", { method: "POST" }).catch((e) => showError(`Not closed: ${e.message}`)));
+  call("class/join.svg").then((r) => r.blob()).then((b) => { $("join-qr").src = URL.createObjectURL(b); }).catch(() => {});
+  renderCompare();
+  showPlot();
+  document.body.dataset.state = "ready";
+  follow();
+}
+
+main().catch((e) => {
+  showError(`The class view could not start: ${e.message || e}`);
+  document.body.dataset.state = "failed";
+});
