@@ -31,10 +31,12 @@ async function call(path, options = {}) {
 
 async function showPlot() {
   try {
+    const n = rows.size;
     const blob = await (await call("class/plot.svg")).blob();
     if (plotUrl) URL.revokeObjectURL(plotUrl);
     plotUrl = URL.createObjectURL(blob);
     $("class-plot").src = plotUrl;
+    document.body.dataset.plotted = String(n);
   } catch (e) {
     noteError(`plot: ${e.message}`);
   }

@@ -14,6 +14,10 @@ pub const WHO: [&str; 4] = ["browser", "OS", "isolation", "CPU"];
 /// The figures of one clock in a digest, under the summary's column names.
 pub const FIGURES: [&str; 4] = ["clock", "tick", "read cost", "verdict"];
 
+/// The clock a class's ticks are plotted by: the page's performance.now as the lab's worker
+/// reads it (the page names it so; a class server plots it by this name).
+pub const PAGE_NOW: &str = "performance.now (worker)";
+
 /// The most clocks a digest may hold: far more than any lab makes, few enough that a
 /// hostile one cannot swamp the page or a class.
 pub const MAX_CLOCKS: usize = 64;

@@ -803,7 +803,15 @@ pub fn class_ticks<DB: DrawingBackend>(
                 String::new()
             }
         })
-        .y_label_formatter(&|v: &f64| ticklab::present::duration(*v))
+        // Labels at 1, 2 and 5 of each decade only: a log axis's nine a decade crowd.
+        .y_label_formatter(&|v: &f64| {
+            let m = v / 10f64.powf(v.log10().floor());
+            if [1.0, 2.0, 5.0].iter().any(|k| (m - k).abs() < 1e-6) {
+                ticklab::present::duration(*v)
+            } else {
+                String::new()
+            }
+        })
         .y_desc("tick")
         .label_style((FontFamily::SansSerif, 16))
         .light_line_style(WHITE)

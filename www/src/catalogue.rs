@@ -383,7 +383,7 @@ pub fn entries(ctx: &Context) -> Vec<Entry> {
         )
         .with_description("performance.now floored to 1 ms by ticklab, as Firefox does by default")
         .with_claim(1e6, "synthetic: its clamp")
-        .with_base("performance.now (worker)"),
+        .with_base(ticklab::digest::PAGE_NOW),
         Place::Worker,
         false,
         true,

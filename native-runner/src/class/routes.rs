@@ -38,7 +38,7 @@ pub const MAX_NICKNAME: usize = 40;
 /// a browser does not take the stream for dead.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// The clock the class's plot shows.
-pub const PLOTTED: &str = "performance.now";
+pub const PLOTTED: &str = digest::PAGE_NOW;
 
 /// What the routes share: the database, the class, and the limits.
 pub struct Lesson {

@@ -575,9 +575,17 @@ mod tests {
         let class = store.class(false, "ABCDEF", "k").unwrap();
         let mut live = store.subscribe();
         rt().block_on(async {
-            let a = store.put(class.id, "ann", "Ann", "{}").await.unwrap().unwrap();
+            let a = store
+                .put(class.id, "ann", "Ann", "{}")
+                .await
+                .unwrap()
+                .unwrap();
             let b = store.put(class.id, "bob", "", "{}").await.unwrap().unwrap();
-            let a2 = store.put(class.id, "ann", "Ann", "{\"x\":1}").await.unwrap().unwrap();
+            let a2 = store
+                .put(class.id, "ann", "Ann", "{\"x\":1}")
+                .await
+                .unwrap()
+                .unwrap();
             assert!(a.event < b.event && b.event < a2.event);
             assert!(store.remove(class.id, "bob").await.unwrap().is_some());
             assert_eq!(store.remove(class.id, "nobody").await.unwrap(), None);
@@ -616,7 +624,10 @@ mod tests {
         drop(store);
         let again = Store::open(&path).unwrap();
         let same = again.class(false, "OTHER1", "k2").unwrap();
-        assert_eq!((same.id, same.code.as_str(), same.closed), (class.id, "ABCDEF", true));
+        assert_eq!(
+            (same.id, same.code.as_str(), same.closed),
+            (class.id, "ABCDEF", true)
+        );
         assert_eq!(again.rows(class.id).unwrap().len(), 1);
         let fresh = again.class(true, "NEWONE", "k3").unwrap();
         assert_ne!(fresh.id, class.id);
@@ -658,9 +669,11 @@ mod tests {
         assert!(e.to_string().contains("schema 99"), "{e}");
         let c = Connection::open(&path).unwrap();
         let n: i64 = c
-            .query_row("SELECT COUNT(*) FROM sqlite_master WHERE name = 'later'", [], |r| {
-                r.get(0)
-            })
+            .query_row(
+                "SELECT COUNT(*) FROM sqlite_master WHERE name = 'later'",
+                [],
+                |r| r.get(0),
+            )
             .unwrap();
         assert_eq!(n, 1, "nothing dropped");
     }

@@ -341,13 +341,28 @@ impl Drop for Session {
 /// Starts `driver` on a free port and opens a headless session of `browser` in a window of
 /// `size`.
 pub async fn open(browser: Browser, driver: &Path, size: (u32, u32)) -> Result<Session, String> {
-    open_with(browser, driver, size, false).await
+    open_with(browser, driver, size, false, None).await
+}
+
+/// [`open`], with `name` reaching the server on 127.0.0.1:`port`: a page loaded by a name
+/// that is not localhost is not a secure context, as a class's page on a LAN is not.
+/// Chromium maps the name (`--host-resolver-rules`), Firefox too (`network.dns.localDomains`);
+/// WebKitGTK has no such setting, so its requests go through the server itself as their
+/// HTTP proxy (a server takes a request's absolute URL), which it does honour.
+pub async fn open_named(
+    browser: Browser,
+    driver: &Path,
+    size: (u32, u32),
+    name: &str,
+    port: u16,
+) -> Result<Session, String> {
+    open_with(browser, driver, size, false, Some((name, port))).await
 }
 
 /// A headless Chromium emulating a phone whose screen is `size` CSS pixels (at three device
 /// pixels each, with touch): desktop windows cannot be narrower than 500 pixels.
 pub async fn open_phone(chromedriver: &Path, size: (u32, u32)) -> Result<Session, String> {
-    open_with(Browser::Chromium, chromedriver, size, true).await
+    open_with(Browser::Chromium, chromedriver, size, true, None).await
 }
 
 async fn open_with(
@@ -355,6 +370,7 @@ async fn open_with(
     driver: &Path,
     size: (u32, u32),
     phone: bool,
+    name: Option<(&str, u16)>,
 ) -> Result<Session, String> {
     let port = free_port()?;
     let display = match browser {
@@ -384,6 +400,9 @@ async fn open_with(
             let mut args: Vec<String> = CHROMIUM_ARGS.iter().map(|s| s.to_string()).collect();
             args.push(format!("--window-size={},{}", size.0, size.1));
             args.push(format!("--user-data-dir={}", profile.display()));
+            if let Some((host, _)) = name {
+                args.push(format!("--host-resolver-rules=MAP {host} 127.0.0.1"));
+            }
             let mut caps = json!({
                 "browserName": "chrome",
                 "goog:chromeOptions": { "binary": chromium, "args": args },
@@ -398,22 +417,29 @@ async fn open_with(
             (caps, Some(profile))
         }
         Browser::Firefox => {
-            let caps = json!({
+            let mut caps = json!({
                 "browserName": "firefox",
                 "moz:firefoxOptions": {
                     "args": ["-headless", "-width", size.0.to_string(), "-height", size.1.to_string()],
                     "prefs": { "media.autoplay.default": 0 },
                 },
             });
+            if let Some((host, _)) = name {
+                caps["moz:firefoxOptions"]["prefs"]["network.dns.localDomains"] = json!(host);
+            }
             (caps, None)
         }
         Browser::WebKit => {
             let binary = minibrowser()
                 .ok_or("no WebKitGTK MiniBrowser (apt-get install webkit2gtk-driver)")?;
-            let caps = json!({
+            let mut caps = json!({
                 "browserName": "MiniBrowser",
                 "webkitgtk:browserOptions": { "binary": binary, "args": ["--automation"] },
             });
+            if let Some((_, port)) = name {
+                caps["proxy"] =
+                    json!({ "proxyType": "manual", "httpProxy": format!("127.0.0.1:{port}") });
+            }
             (caps, None)
         }
     };

@@ -178,7 +178,7 @@ pub fn ns_clock(name: &str, kind: ClockKind, description: &str) -> ClockInfo {
 /// performance.now in a worker, with what this browser documents for it in this context.
 pub fn worker_now_info(user_agent: &str, isolated: bool) -> ClockInfo {
     let info = ns_clock(
-        "performance.now (worker)",
+        ticklab::digest::PAGE_NOW,
         ClockKind::Monotonic,
         "High-resolution time in the lab's worker, coarsened by the browser",
     );
@@ -240,7 +240,8 @@ pub fn headline(report: &ClockReport, user_agent: &str, isolated: bool, secure: 
     };
     let isolation = match (isolated, there) {
         (false, Some((ns, _))) if !secure => format!(
-            "{NOT_SECURE}, which no browser isolates: isolated, this browser documents {}.",
+            "{NOT_SECURE}, and no browser isolates such a page (isolated, this browser \
+             documents {}).",
             present::duration(ns)
         ),
         (false, Some((ns, _))) => format!(
