@@ -12,7 +12,13 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpStream};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use common::{start_class as start, ClassServer as Class};
+use common::BIN;
+use ticklab_browser::ClassServer as Class;
+
+/// `ticklab class` on loopback, the class in `db`.
+fn start(db: &std::path::Path, port: u16, extra: &[&str]) -> Class {
+    ticklab_browser::start_class(std::path::Path::new(BIN), db, port, extra)
+}
 use serde_json::{json, Value};
 use ticklab_browser::{assert_catalogued, catalogue_row};
 

@@ -2061,7 +2061,6 @@ async fn a_student(
     let out = async {
         c.goto(join).await.map_err(|e| e.to_string())?;
         wait_ready(c).await?;
-        let mut json = String::new();
         // A worker starved of its tick budget says so in its own report: run again (the
         // send replaces the row), twice at most.
         for _ in 0..3 {
@@ -2085,12 +2084,8 @@ async fn a_student(
                 Duration::from_secs(30),
             )
             .await?;
-            json = js(c, "return self.ticklabExportJson()")
-                .await?
-                .as_str()
-                .unwrap_or_default()
-                .to_string();
-            if !worker_too_starved(&json) {
+            let json = js(c, "return self.ticklabExportJson()").await?;
+            if !worker_too_starved(json.as_str().unwrap_or_default()) {
                 break;
             }
         }
@@ -2131,7 +2126,8 @@ fn a_class_live_from_three_engines_over_plain_http() {
     let _alone = one_browser_at_a_time();
     let site = built_site();
     let dir = tempfile::tempdir().unwrap();
-    let class = common::start_class(
+    let class = ticklab_browser::start_class(
+        Path::new(BIN),
         &dir.path().join("class.sqlite"),
         0,
         &["--no-qr", "--root", site.to_str().unwrap()],

@@ -282,7 +282,7 @@ pub enum Version {
 /// write a list of these as JSON, and `cargo xtask bench` gathers them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Figure {
-    /// Which of the performance goals it belongs to (1 to 7).
+    /// Which of the performance goals it belongs to (1 to 8).
     pub figure: u8,
     /// What is measured.
     pub name: String,

@@ -9,7 +9,7 @@ use std::time::Duration;
 use ticklab::report::Figure;
 use ticklab_browser::{open, open_phone, serve, wait_done, Browser, StaticHost};
 
-const TITLES: [&str; 7] = [
+const TITLES: [&str; 8] = [
     "Read-cost fidelity (native)",
     "Wasm boundary",
     "Sub-tick precision",
@@ -17,6 +17,7 @@ const TITLES: [&str; 7] = [
     "Time to an answer",
     "Fit throughput",
     "Page weight and first result",
+    "A class, live",
 ];
 
 /// The page's weight the performance goals ask for (the build's hard limit is higher).
@@ -85,6 +86,13 @@ pub fn run() -> Result<(), String> {
         agents.push(agent);
         load.gaps.push(format!("{label}'s full run: {gaps}"));
     }
+
+    eprintln!("\n== a class: runs stored, the teacher's screen, the server's memory");
+    figures.extend(rt.block_on(crate::class_bench::figures(
+        &bin,
+        &drivers.chromedriver,
+        &dir,
+    )));
 
     eprintln!("\n== the first answer over Slow 4G, cold, in headless Chromium at 390 px");
     let host = StaticHost::start(&visitors)?;

@@ -2,6 +2,7 @@
 
 mod bench;
 mod browsers;
+mod class_bench;
 mod cross;
 mod install;
 mod lab;
