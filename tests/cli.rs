@@ -115,6 +115,7 @@ fn no_help_or_output_names_the_sources_by_file() {
         "analyze",
         "cpu-vs-wall",
         "serve",
+        "class",
     ] {
         texts.push(stdout_of(&[sub, "--help"]));
     }
@@ -688,6 +689,9 @@ fn bad_inputs_get_exit_2_and_a_message() {
         (vec!["show", &future], "schema version 999"),
         (vec!["show", &oversized], "a report is at most"),
         (vec!["show", &unknown_json], "no schema_version"),
+        (vec!["class", "--db", &not_json], "file is not a database"),
+        (vec!["class", "--db", &dir_path], "unable to open"),
+        (vec!["class", "--port", "70000"], "invalid value"),
         (vec!["serve", "--port", "70000"], "invalid value"),
         (vec!["serve", "--bind", "999.1.1.1"], "invalid value"),
         (vec!["serve", "--bind", "localhost"], "invalid value"),

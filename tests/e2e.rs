@@ -2126,7 +2126,7 @@ fn a_class_live_from_three_engines_over_plain_http() {
     let _alone = one_browser_at_a_time();
     let site = built_site();
     let dir = tempfile::tempdir().unwrap();
-    let class = ticklab_browser::start_class(
+    let mut class = ticklab_browser::start_class(
         Path::new(BIN),
         &dir.path().join("class.sqlite"),
         0,
@@ -2249,6 +2249,56 @@ fn a_class_live_from_three_engines_over_plain_http() {
         assert_eq!(v[1], 0, "an element made of a nickname");
         assert!(v[2].as_str().unwrap().contains(hostile), "{}", v[2]);
         assert_eq!(v[4], serde_json::json!([]), "the teacher's page: {}", v[4]);
+
+        // The server killed (SIGKILL) and started again on the same file and port: the
+        // teacher's page, never reloaded, reconnects and catches up on a run posted while
+        // it was away, whose browser and clock are hostile text.
+        class.child.kill().unwrap();
+        let _ = class.child.wait();
+        let again = ticklab_browser::start_class(
+            Path::new(BIN),
+            &dir.path().join("class.sqlite"),
+            class.port,
+            &["--no-qr", "--root", site.to_str().unwrap()],
+        );
+        assert_eq!((&again.code, &again.key), (&class.code, &class.key));
+        let evil = "<img src=x onerror=alert(2)>";
+        let d = serde_json::json!({
+            "from": "x", "place": "browser",
+            "who": [evil, evil, "not isolated", evil],
+            "clocks": [{ "cells": [evil, "1.000 ms", "1 ns", evil], "tick_ns": 1e6, "read_ns": 1.0 }],
+        });
+        let body = serde_json::json!({ "code": again.code, "student": "a-student-from-a-script", "nickname": "", "digest": d })
+            .to_string();
+        let status = {
+            use std::io::{Read, Write};
+            let mut s = std::net::TcpStream::connect(("127.0.0.1", again.port)).unwrap();
+            write!(
+                s,
+                "POST /class/runs HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            )
+            .unwrap();
+            let mut out = String::new();
+            s.read_to_string(&mut out).unwrap();
+            out
+        };
+        assert!(status.starts_with("HTTP/1.0 201"), "{status}");
+        wait_for(c, "return document.body.dataset.rows === '4' && document.body.dataset.live === 'yes'", Duration::from_secs(20))
+            .await
+            .unwrap_or_else(|e| panic!("the teacher's view after the server came back: {e}"));
+        let v = js(
+            c,
+            "return [document.querySelectorAll('img:not(#join-qr):not(#class-plot)').length,
+                     document.getElementById('compare-table').textContent.includes('<img src=x onerror=alert(2)>'),
+                     self.ticklabErrors]",
+        )
+        .await
+        .unwrap();
+        assert_eq!(v[0], 0, "an element made of a posted digest");
+        assert_eq!(v[1], true, "the hostile digest's text on the teacher's page");
+        assert_eq!(v[2], serde_json::json!([]), "the teacher's page: {}", v[2]);
+        drop(again);
         let _ = c.clone().close().await;
     });
 }

@@ -137,8 +137,10 @@ async function follow() {
         }
       }
     } catch (e) {
-      if (e.status === 403) {
-        showError(`${e.message}. Open the teacher's URL that ticklab class printed.`);
+      if (e.status === 403 || e.status === 404) {
+        showError(e.status === 403
+          ? `${e.message}. Open the teacher's URL that ticklab class printed.`
+          : "This server runs no class: start one with ticklab class.");
         document.body.dataset.state = "failed";
         return;
       }
