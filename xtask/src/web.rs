@@ -7,9 +7,9 @@ use std::process::Command;
 
 use crate::{step, workspace_root, WASM};
 
-/// Ceiling for the page's wasm and JavaScript together, gzipped: a guard against growth,
-/// not the goal (200 KB, a row of `cargo xtask bench`, which this feature set cannot meet:
-/// BENCHMARKS.md says why). The first answer's module costs what it shares with the lab a
+/// Ceiling for the page's wasm and JavaScript together, gzipped: a guard against growth.
+/// The goal is a time, not a weight: the full lab ready on Slow 4G within 3.5 s (a row of
+/// `cargo xtask bench`; the old 200 KB goal is withdrawn). The first answer's module costs what it shares with the lab a
 /// second time (the tick estimator, number formatting, the words, the allocator: 65 KB),
 /// the price of a first answer from 70 KB instead of 260. Raised from 330 KB for failures
 /// as data, WebKit's claims and the edges' grid (334 KB), then for the implicit clocks,
