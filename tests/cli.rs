@@ -116,6 +116,7 @@ fn no_help_or_output_names_the_sources_by_file() {
         "cpu-vs-wall",
         "serve",
         "class",
+        "browsers",
     ] {
         texts.push(stdout_of(&[sub, "--help"]));
     }
@@ -542,6 +543,16 @@ fn bad_inputs_get_exit_2_and_a_message() {
     let site = site.to_string_lossy().into_owned();
     let not_json = file_with(d, "not-json.json", b"{\"schema_version\": 1,");
     let future = file_with(d, "schema-999.json", b"{\"schema_version\": 999}");
+    let comparison_2 = file_with(
+        d,
+        "comparison-2.json",
+        br#"{"ticklab_comparison": 2, "runs": []}"#,
+    );
+    let comparison_999 = file_with(
+        d,
+        "comparison-of-schema-999.json",
+        br#"{"ticklab_comparison": 1, "runs": [{"engine": "native", "report": {"schema_version": 999}}]}"#,
+    );
     let oversized = {
         let p = d.join("33-mib.json");
         std::fs::write(&p, vec![b' '; 33 << 20]).unwrap();
@@ -689,6 +700,14 @@ fn bad_inputs_get_exit_2_and_a_message() {
         (vec!["show", &future], "schema version 999"),
         (vec!["show", &oversized], "a report is at most"),
         (vec!["show", &unknown_json], "no schema_version"),
+        (vec!["show", &comparison_2], "a comparison of format 2"),
+        (vec!["show", &comparison_999], "schema version 999"),
+        (vec!["browsers", "--engine", "netscape"], "the engines are"),
+        (vec!["browsers", "--timeout", "0"], "--timeout 0"),
+        (
+            vec!["browsers", "--only-plain", "--only-isolated"],
+            "cannot be used with",
+        ),
         (vec!["class", "--db", &not_json], "file is not a database"),
         (vec!["class", "--db", &dir_path], "unable to open"),
         (vec!["class", "--port", "70000"], "invalid value"),

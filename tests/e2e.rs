@@ -245,8 +245,8 @@ fn documented() -> Vec<(Browser, PathBuf, f64, f64)> {
         .into_iter()
         .map(|(b, d)| {
             let (isolated, plain) = match b {
-                Browser::Chromium => (5_000.0, 100_000.0),
-                Browser::Firefox | Browser::WebKit => (20_000.0, 1_000_000.0),
+                Browser::Chromium | Browser::Edge => (5_000.0, 100_000.0),
+                Browser::Firefox | Browser::WebKit | Browser::Safari => (20_000.0, 1_000_000.0),
             };
             (b, d, isolated, plain)
         })
@@ -2213,7 +2213,8 @@ fn a_class_live_from_three_engines_over_plain_http() {
             let engine = match browser {
                 Browser::Chromium => "Chromium",
                 Browser::Firefox => "Firefox",
-                Browser::WebKit => "Safari",
+                Browser::WebKit | Browser::Safari => "Safari",
+                Browser::Edge => "Edge",
             };
             let row = rows["rows"]
                 .as_array()
@@ -2301,4 +2302,121 @@ fn a_class_live_from_three_engines_over_plain_http() {
         drop(again);
         let _ = c.clone().close().await;
     });
+}
+
+/// `ticklab browsers`, as a user runs it from an empty directory with the drivers on PATH:
+/// this machine's clocks and the three engines here, isolated and not, in one table; each
+/// column's performance.now the tick its engine documents for that context (the ticks the
+/// page shows opened by hand, `browsers_measure_the_documented_ticks`); `ticklab show`
+/// prints the saved comparison as the command did; and with no engine found, exit 2 and
+/// what to install.
+#[test]
+fn one_command_runs_every_engine_isolated_and_not() {
+    use ticklab::comparison::Comparison;
+    use ticklab::digest::{Digest, PAGE_NOW};
+    let _one = one_browser_at_a_time();
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("engines.json");
+    let engines = documented();
+    // The drivers the test command found, where a user's PATH would have them.
+    let path = std::env::join_paths(
+        engines
+            .iter()
+            .filter_map(|(_, d, _, _)| d.parent().map(Path::to_path_buf))
+            .chain(std::env::split_paths(
+                &std::env::var_os("PATH").unwrap_or_default(),
+            )),
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let out = Command::new(BIN)
+        .args(["browsers", "--engine", "chromium,firefox,webkit", "--save"])
+        .arg(&saved)
+        .current_dir(dir.path())
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    let took = started.elapsed().as_secs_f64();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    );
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let c = Comparison::from_json(&std::fs::read_to_string(&saved).unwrap()).unwrap();
+    assert_eq!(c.runs.len(), 7, "{stdout}");
+    let native = c.runs[0].report.as_ref().expect("the native run");
+    assert!(
+        native.clocks.iter().any(|k| k.tick.is_some()),
+        "no native tick: {stdout}"
+    );
+    let row = stdout
+        .lines()
+        .find(|l| l.starts_with(PAGE_NOW))
+        .unwrap_or_else(|| panic!("no {PAGE_NOW} row: {stdout}"));
+    for (browser, _, isolated_ns, plain_ns) in &engines {
+        for (isolated, want) in [(true, *isolated_ns), (false, *plain_ns)] {
+            let run = c
+                .runs
+                .iter()
+                .find(|r| r.engine == browser.name() && r.isolated == Some(isolated))
+                .unwrap_or_else(|| panic!("no {browser:?} run, isolated {isolated}: {stdout}"));
+            let report = run
+                .report
+                .as_ref()
+                .unwrap_or_else(|| panic!("{}: {:?}\n{stderr}", run.heading(), run.failure));
+            assert!(run.version.is_some(), "{}: no version", run.heading());
+            assert_eq!(
+                report.environment.cross_origin_isolated,
+                Some(isolated),
+                "{}",
+                run.heading()
+            );
+            let tick = Digest::of(report, "")
+                .clock(PAGE_NOW)
+                .and_then(|k| k.tick_ns)
+                .unwrap_or_else(|| panic!("{}: no tick of {PAGE_NOW}", run.heading()));
+            assert!(
+                (tick - want).abs() <= want * 0.01,
+                "{}: {PAGE_NOW} {tick} ns, documented {want} ns",
+                run.heading()
+            );
+            let shown = ticklab::present::duration(want);
+            assert!(
+                row.contains(&shown),
+                "{shown} not in the table's row: {row}"
+            );
+        }
+    }
+    // The saved comparison, shown again: the same table, the same words.
+    let shown = Command::new(BIN).arg("show").arg(&saved).output().unwrap();
+    assert!(shown.status.success());
+    assert_eq!(String::from_utf8_lossy(&shown.stdout), stdout);
+    let csv = Command::new(BIN)
+        .args(["show", "--csv"])
+        .arg(&saved)
+        .output()
+        .unwrap();
+    let csv = String::from_utf8_lossy(&csv.stdout).to_string();
+    assert_eq!(
+        csv.lines().next(),
+        Some(
+            "clock,native,Chromium isolated,Chromium not isolated,Firefox isolated,\
+             Firefox not isolated,WebKit isolated,WebKit not isolated"
+        ),
+        "{csv}"
+    );
+    // Nothing to drive: refused, saying what to install.
+    let none = Command::new(BIN)
+        .arg("browsers")
+        .current_dir(dir.path())
+        .env("PATH", dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&none.stderr);
+    assert_eq!(none.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("no browser engine") && err.contains("apt-get install chromium"),
+        "{err}"
+    );
+    eprintln!("ticklab browsers: native and six columns in {took:.1} s\n{stdout}");
 }

@@ -410,6 +410,91 @@ pub fn matrix_csv(groups: &[Group]) -> String {
     )
 }
 
+/// What fills a pivot's cells: one of a clock's figures in a digest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cell {
+    /// The tick, with the verdict's sign after it ([`present::verdict_sign`]).
+    Tick,
+    /// The cost of one read.
+    ReadCost,
+    /// The verdict on the claim, in words.
+    Verdict,
+}
+
+/// One clock's row of a pivot: a cell per digest.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PivotRow {
+    /// The clock.
+    pub clock: String,
+    /// A cell per digest, in the digests' order; a dash where a digest has no such clock.
+    pub cells: Vec<String>,
+}
+
+/// Clocks × digests, a cell of each: a row per clock (finest best tick first, as in the
+/// matrix), a column per digest. What sets a machine's clocks beside its browsers'.
+pub fn pivot(digests: &[&Digest], cell: Cell) -> Vec<PivotRow> {
+    let mut names: Vec<String> = Vec::new();
+    for d in digests {
+        for c in &d.clocks {
+            if !names.iter().any(|n| n == c.name()) {
+                names.push(c.name().to_string());
+            }
+        }
+    }
+    let best = |name: &str| {
+        digests
+            .iter()
+            .filter_map(|d| d.clock(name).and_then(|c| c.tick_ns))
+            .fold(f64::INFINITY, f64::min)
+    };
+    let mut ranked: Vec<(f64, f64)> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (best(n), -(i as f64)))
+        .collect();
+    crate::stats::sort_pairs(&mut ranked);
+    ranked
+        .iter()
+        .map(|&(_, i)| {
+            let clock = names[(-i) as usize].clone();
+            let cells = digests
+                .iter()
+                .map(|d| match d.clock(&clock) {
+                    None => present::DASH.to_string(),
+                    Some(c) => match cell {
+                        Cell::Tick => {
+                            let sign = present::verdict_sign(&c.cells[3]);
+                            if sign.is_empty() {
+                                c.cells[1].clone()
+                            } else {
+                                format!("{} {sign}", c.cells[1])
+                            }
+                        }
+                        Cell::ReadCost => c.cells[2].clone(),
+                        Cell::Verdict => c.cells[3].clone(),
+                    },
+                })
+                .collect();
+            PivotRow { clock, cells }
+        })
+        .collect()
+}
+
+/// A pivot as CSV: the clock, then a column per digest headed `heads`.
+pub fn pivot_csv(heads: &[String], rows: &[PivotRow]) -> String {
+    let header: Vec<&str> = std::iter::once("clock")
+        .chain(heads.iter().map(String::as_str))
+        .collect();
+    crate::export::csv(
+        &header,
+        rows.iter().map(|r| {
+            std::iter::once(r.clock.clone())
+                .chain(r.cells.iter().cloned())
+                .collect()
+        }),
+    )
+}
+
 /// The engine of a digest's browser, its version left off ("Chromium 156" is "Chromium").
 pub fn engine(browser: &str) -> &str {
     match browser.rsplit_once(' ') {

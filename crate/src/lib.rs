@@ -36,6 +36,7 @@ pub mod broken;
 pub mod calibrate;
 pub mod caveat;
 pub mod clock;
+pub mod comparison;
 pub mod digest;
 pub mod error;
 pub mod export;

@@ -42,6 +42,10 @@ pub enum Command {
     /// (or its QR code), run and send; the teacher's view shows each run as it arrives,
     /// kept in a SQLite file.
     Class(crate::class::ClassArgs),
+    /// This machine's native clocks and every browser installed here, cross-origin
+    /// isolated and not, in one table: the page runs headless in each engine through its
+    /// WebDriver server.
+    Browsers(crate::browsers::BrowsersArgs),
 }
 
 #[derive(Args, Debug)]

@@ -333,7 +333,8 @@ pub fn list(a: ListArgs) -> Result<(), CliError> {
 /// The time `ticklab run` gives all its clocks together.
 const RUN_CLOCKS_S: f64 = 1.9;
 
-pub fn run(a: RunArgs) -> Result<(), CliError> {
+/// The plan of `ticklab run`: its budgets, or `--time`'s.
+fn run_plan(a: &RunArgs) -> Result<Plan, CliError> {
     // Sample budgets end the experiments on fine clocks within milliseconds (and on slow
     // reads, CPU-time clocks and getrusage, within tens: 15 000 intervals pin a 1 µs or a
     // 10 ns tick), leaving the time budgets, and so the whole run (≤ 2 s), to the coarse
@@ -345,7 +346,7 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
     let mut fit = FitOptions::new(budget(t, None, 0.15, 1_000_000)?);
     fit.points = 12;
     fit.runs = 10;
-    let plan = Plan {
+    Ok(Plan {
         tick: TickOptions::new(budget(t, None, 0.06, 15_000)?),
         overhead: Some(OverheadOptions::new(budget(t, None, 0.02, 500)?)),
         fits: if a.no_fit {
@@ -353,7 +354,17 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
         } else {
             vec![(kind(a.workload), fit)]
         },
-    };
+    })
+}
+
+/// Every clock of this machine, as `ticklab run` measures them.
+pub fn machine_report() -> Result<Report, CliError> {
+    let plan = run_plan(&RunArgs::default())?;
+    Ok(measure(select(&[])?, &plan, Some(RUN_CLOCKS_S)))
+}
+
+pub fn run(a: RunArgs) -> Result<(), CliError> {
+    let plan = run_plan(&a)?;
     let explicit = !a.clocks.is_empty();
     // The default run ends within 2 s however busy the machine: its clocks share 1.9 s (the
     // rest is the command's start and its report). Budgets given with --time are kept.
@@ -420,8 +431,28 @@ pub fn read_report(p: &std::path::Path, flag: &str) -> Result<(Report, String), 
     Ok((report, text))
 }
 
-/// Prints a saved report as `run` prints its own.
+/// Prints a saved report as `run` prints its own, or a saved comparison (`ticklab browsers
+/// --save`) as `browsers` prints its own.
 pub fn show(a: ShowArgs) -> Result<(), CliError> {
+    use ticklab::comparison::{Comparison, MAX_COMPARISON_BYTES};
+    // A comparison may be larger than a report: read it when it names itself one, and
+    // refuse anything else as a report.
+    let len = std::fs::metadata(&a.file).map_or(0, |m| m.len());
+    if len > ticklab::report::MAX_REPORT_BYTES as u64 && len <= MAX_COMPARISON_BYTES as u64 {
+        let bad = |why: String| CliError::Usage(format!("{}: {why}", a.file.display()));
+        let text = std::fs::read_to_string(&a.file).map_err(|e| bad(e.to_string()))?;
+        if Comparison::is_one(&text) {
+            let c = Comparison::from_json(&text).map_err(|e| bad(e.to_string()))?;
+            return crate::browsers::emit(&c, &a.output, ticklab::digest::Cell::Tick);
+        }
+    } else if len <= ticklab::report::MAX_REPORT_BYTES as u64 {
+        let text = std::fs::read_to_string(&a.file).unwrap_or_default();
+        if Comparison::is_one(&text) {
+            let c = Comparison::from_json(&text)
+                .map_err(|e| CliError::Usage(format!("{}: {e}", a.file.display())))?;
+            return crate::browsers::emit(&c, &a.output, ticklab::digest::Cell::Tick);
+        }
+    }
     let (report, _) = read_report(&a.file, "")?;
     output::emit(&report, &a.output, output::View::Summary)
 }

@@ -5,6 +5,7 @@
 //! Exit codes: 0 ok, 2 bad usage or input, 1 a measurement that failed (with the reason).
 
 pub mod analyze;
+mod browsers;
 mod class;
 mod cli;
 pub mod clocks;
@@ -62,6 +63,7 @@ pub fn main() -> ExitCode {
         Some(cli::Command::Show(a)) => commands::show(a),
         Some(cli::Command::Serve(a)) => serve::serve(a),
         Some(cli::Command::Class(a)) => class::class(a),
+        Some(cli::Command::Browsers(a)) => browsers::browsers(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -309,7 +309,7 @@ fn file_suffix(c: &ClockReport, view: PlotView) -> String {
 }
 
 /// Every view of every clock, as the page shows them, as SVG files.
-fn plots(report: &Report, dir: &Path) -> Result<(), CliError> {
+pub(crate) fn plots(report: &Report, dir: &Path) -> Result<(), CliError> {
     plot_dir(dir)?;
     for c in &report.clocks {
         let base = ticklab::export::slug(&c.info.name);

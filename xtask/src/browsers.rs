@@ -17,12 +17,13 @@ pub struct Drivers {
 }
 
 impl Drivers {
-    /// The driver of `browser`.
-    pub fn of(&self, browser: ticklab_browser::Browser) -> &PathBuf {
+    /// The driver of `browser`: the tests drive Chromium, Firefox and WebKit.
+    pub fn of(&self, browser: ticklab_browser::Browser) -> Result<&PathBuf, String> {
         match browser {
-            ticklab_browser::Browser::Chromium => &self.chromedriver,
-            ticklab_browser::Browser::Firefox => &self.geckodriver,
-            ticklab_browser::Browser::WebKit => &self.webkitdriver,
+            ticklab_browser::Browser::Chromium => Ok(&self.chromedriver),
+            ticklab_browser::Browser::Firefox => Ok(&self.geckodriver),
+            ticklab_browser::Browser::WebKit => Ok(&self.webkitdriver),
+            other => Err(format!("the tests do not drive {}", other.name())),
         }
     }
 }

@@ -54,7 +54,7 @@ pub fn run(width: u32, out: &Path, browser: Browser, url: Option<String>) -> Res
             (Some(server), url)
         }
     };
-    let driver = drivers.of(browser);
+    let driver = drivers.of(browser)?;
     let out = root.join(out);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -135,7 +135,7 @@ pub fn docs() -> Result<(), String> {
     ] {
         let extra: &[&str] = if isolated { &[] } else { &["--no-isolation"] };
         let (_server, url) = serve(&bin, &site, &report, extra)?;
-        let driver = drivers.of(browser);
+        let driver = drivers.of(browser)?;
         let png = rt.block_on(async {
             // Tall enough that each section is whole on the screen.
             // (Chromium's headless window stops at its screen's height; Firefox counts its

@@ -124,6 +124,34 @@ pub fn verdict_label(v: Verdict) -> &'static str {
     }
 }
 
+/// Every verdict with its sign, for a table too narrow for the words.
+const VERDICT_SIGNS: [(Verdict, &str); 6] = [
+    (Verdict::Matches, "="),
+    (Verdict::CoarserThanClaimed, ">"),
+    (Verdict::FinerThanClaimed, "<"),
+    (Verdict::TooBusy, "~"),
+    (Verdict::NoClaim, ""),
+    (Verdict::Unknown, "?"),
+];
+
+/// The sign of a verdict given in words ([`verdict_label`]); none for no claim or no verdict.
+pub fn verdict_sign(label: &str) -> &'static str {
+    VERDICT_SIGNS
+        .iter()
+        .find(|(v, _)| verdict_label(*v) == label)
+        .map_or("", |(_, sign)| sign)
+}
+
+/// What the signs of [`verdict_sign`] say.
+pub fn verdict_signs_legend() -> String {
+    let said: Vec<String> = VERDICT_SIGNS
+        .iter()
+        .filter(|(_, sign)| !sign.is_empty())
+        .map(|(v, sign)| format!("{sign} {}", verdict_label(*v)))
+        .collect();
+    format!("{}; no sign: nothing claimed", said.join(", "))
+}
+
 /// How a tick was found, in words. The GCD is Krutar's ("Tuning a Timer"): exact when it
 /// divides every interval, robust when it divides nearly all far beyond chance.
 pub fn method_label(m: Method) -> &'static str {

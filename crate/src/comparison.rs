@@ -1,0 +1,182 @@
+//! One machine's clocks beside its browsers': the native report and a report per engine and
+//! context (cross-origin isolated or not), with the engines that could not run and why.
+//! `ticklab browsers` writes it; `ticklab show` reads it; its table is the digests' pivot.
+
+use serde::{Deserialize, Serialize};
+
+use crate::digest::{self, Cell, Digest, PivotRow};
+use crate::error::{Error, Result};
+use crate::report::{Report, Version, MAX_REPORT_BYTES};
+
+/// The version of the comparison's format this crate writes and reads.
+pub const COMPARISON_VERSION: u32 = 1;
+/// The most runs a comparison may hold: every engine in both contexts, and more.
+pub const MAX_RUNS: usize = 32;
+/// The largest comparison read: a few reports' worth.
+pub const MAX_COMPARISON_BYTES: usize = 4 * MAX_REPORT_BYTES;
+
+/// Reports of one machine side by side: its native clocks and its browsers'.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// Marks the document as a comparison, and its format's version.
+    pub ticklab_comparison: u32,
+    /// The runs: the machine's own first, then each engine's, isolated before not.
+    pub runs: Vec<Run>,
+}
+
+/// One column of a comparison: a run of the lab, or why there is none.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    /// "native", or the engine: "Chromium", "Firefox", "WebKit", "Edge", "Safari".
+    pub engine: String,
+    /// The engine's version, as its WebDriver server gave it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Whether the page was to be cross-origin isolated (none for the native run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub isolated: Option<bool>,
+    /// Seconds the run took, a browser's start included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seconds: Option<f64>,
+    /// The report, when the run ended with one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report: Option<Report>,
+    /// Why there is no report: a missing engine, a failed run, Ctrl-C.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
+    /// What to install, when the engine is missing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+impl Run {
+    /// The column's heading: "native", "Chromium isolated", "Firefox not isolated".
+    pub fn heading(&self) -> String {
+        match self.isolated {
+            None => self.engine.clone(),
+            Some(true) => format!("{} isolated", self.engine),
+            Some(false) => format!("{} not isolated", self.engine),
+        }
+    }
+}
+
+impl Comparison {
+    /// A comparison of `runs`.
+    pub fn new(runs: Vec<Run>) -> Self {
+        Self {
+            ticklab_comparison: COMPARISON_VERSION,
+            runs,
+        }
+    }
+
+    /// Whether JSON `text` is a comparison rather than a report (it names its format).
+    pub fn is_one(text: &str) -> bool {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        serde_json::from_str::<serde_json::Value>(text)
+            .is_ok_and(|v| v.get("ticklab_comparison").is_some())
+    }
+
+    /// Reads a comparison, refusing anything too large, malformed, of another format
+    /// version, or holding a report of a schema this crate does not read.
+    pub fn from_json(text: &str) -> Result<Self> {
+        if text.len() > MAX_COMPARISON_BYTES {
+            return Err(Error::Report(format!(
+                "{} bytes is larger than the {} MiB a comparison may be",
+                text.len(),
+                MAX_COMPARISON_BYTES >> 20
+            )));
+        }
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| Error::Report(format!("not JSON: {e}")))?;
+        match value
+            .get("ticklab_comparison")
+            .map(serde_json::Value::as_u64)
+        {
+            None => return Err(Error::Report("this is not a ticklab comparison".into())),
+            Some(Some(v)) if v == COMPARISON_VERSION as u64 => {}
+            Some(v) => {
+                return Err(Error::Report(format!(
+                    "a comparison of format {}; this ticklab reads format {COMPARISON_VERSION}",
+                    v.map_or("(not a whole number)".into(), |v| v.to_string())
+                )))
+            }
+        }
+        let runs = value.get("runs").and_then(serde_json::Value::as_array);
+        if runs.is_some_and(|r| r.len() > MAX_RUNS) {
+            return Err(Error::Report(format!(
+                "a comparison holds at most {MAX_RUNS} runs"
+            )));
+        }
+        for report in runs.into_iter().flatten().filter_map(|r| r.get("report")) {
+            Report::check_version(match report.get("schema_version") {
+                None => Version::Missing,
+                Some(v) => v.as_u64().map_or(Version::NotWhole, Version::Whole),
+            })?;
+        }
+        serde_json::from_value(value)
+            .map_err(|e| Error::Report(format!("malformed comparison: {e}")))
+    }
+
+    /// As JSON.
+    pub fn to_json(&self) -> Result<String> {
+        serde_json::to_string(self).map_err(|e| Error::Report(e.to_string()))
+    }
+
+    /// The runs that ended with a report, each with its digest (named by its heading).
+    pub fn measured(&self) -> Vec<(&Run, Digest)> {
+        self.runs
+            .iter()
+            .filter_map(|r| Some((r, Digest::of(r.report.as_ref()?, &r.heading()))))
+            .collect()
+    }
+
+    /// The table: the headings of the measured runs, and a row per clock.
+    pub fn table(&self, cell: Cell) -> (Vec<String>, Vec<PivotRow>) {
+        let measured = self.measured();
+        let heads = measured.iter().map(|(r, _)| r.heading()).collect();
+        let digests: Vec<&Digest> = measured.iter().map(|(_, d)| d).collect();
+        (heads, digest::pivot(&digests, cell))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(engine: &str, isolated: Option<bool>, report: Option<Report>) -> Run {
+        Run {
+            engine: engine.into(),
+            version: None,
+            isolated,
+            seconds: None,
+            failure: report.is_none().then(|| "not found".into()),
+            report,
+            hint: None,
+        }
+    }
+
+    #[test]
+    fn a_comparison_reads_back_and_refuses_what_is_not_one() {
+        let c = Comparison::new(vec![
+            run("native", None, Some(Report::new(Default::default()))),
+            run("WebKit", Some(true), None),
+        ]);
+        let text = c.to_json().unwrap();
+        assert!(Comparison::is_one(&text));
+        assert_eq!(Comparison::from_json(&text).unwrap(), c);
+        let report = Report::new(Default::default()).to_json().unwrap();
+        assert!(!Comparison::is_one(&report));
+        assert!(Comparison::from_json(&report).is_err());
+        let newer = text.replace("\"ticklab_comparison\":1", "\"ticklab_comparison\":2");
+        let e = Comparison::from_json(&newer).unwrap_err().to_string();
+        assert!(e.contains("format 2"), "{e}");
+        let old_report = text.replace(
+            &format!("\"schema_version\":{}", crate::report::SCHEMA_VERSION),
+            "\"schema_version\":999",
+        );
+        assert!(Comparison::from_json(&old_report).is_err());
+        assert_eq!(c.measured().len(), 1);
+        assert_eq!(c.runs[1].heading(), "WebKit isolated");
+    }
+}

@@ -1,0 +1,486 @@
+//! WebDriver plumbing for the page in real browsers: find an engine's WebDriver server,
+//! start it (and a virtual display where the engine needs one), open a headless session,
+//! wait for the page's run to end. `ticklab browsers` drives every engine with it; the
+//! end-to-end tests and `cargo xtask` too.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::ClientBuilder;
+pub use fantoccini::{Client, Locator};
+use serde_json::json;
+
+/// Chromium's flags for a headless run as any user, root included, on a closed network.
+pub const CHROMIUM_ARGS: [&str; 9] = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--autoplay-policy=no-user-gesture-required",
+];
+
+/// A child process killed when dropped, so no server outlives the command.
+pub struct Guard(pub Child);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A port nothing listens on just now.
+pub fn free_port() -> Result<u16, String> {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+    l.local_addr().map(|a| a.port()).map_err(|e| e.to_string())
+}
+
+/// Connects to a WebDriver server that may still be starting.
+pub async fn connect(port: u16, caps: serde_json::Value) -> Result<Client, String> {
+    let caps = match caps {
+        serde_json::Value::Object(m) => m,
+        _ => return Err("capabilities must be an object".into()),
+    };
+    let started = Instant::now();
+    loop {
+        let c = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps.clone())
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await;
+        match c {
+            Ok(c) => return Ok(c),
+            Err(e) if started.elapsed() > Duration::from_secs(30) => {
+                return Err(format!("no WebDriver session on port {port}: {e}"))
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
+        }
+    }
+}
+
+/// Waits, up to `limit`, for the page's `data-state` to leave "loading" and "running".
+pub async fn wait_done(c: &Client, limit: Duration) -> Result<String, String> {
+    let started = Instant::now();
+    loop {
+        let v = c
+            .execute("return document.body.dataset.state", vec![])
+            .await
+            .map_err(|e| format!("reading the page's state: {e}"))?;
+        let s = v.as_str().unwrap_or("").to_string();
+        if !matches!(s.as_str(), "" | "loading" | "ready" | "running") {
+            return Ok(s);
+        }
+        if started.elapsed() > limit {
+            return Err(format!(
+                "the page was still '{s}' after {} s",
+                limit.as_secs()
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+/// A browser engine the page runs in, with the WebDriver server that drives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Browser {
+    /// Chromium (or Google Chrome) with ChromeDriver.
+    Chromium,
+    /// Firefox with geckodriver.
+    Firefox,
+    /// WebKit (Safari's engine, every iPhone's browser): WebKitGTK's MiniBrowser with
+    /// WebKitWebDriver, on a virtual X display of its own (GTK has no headless mode).
+    WebKit,
+    /// Microsoft Edge with msedgedriver (Chromium's engine, Microsoft's build).
+    Edge,
+    /// Safari with safaridriver (macOS; it has no headless mode, so a window opens).
+    Safari,
+}
+
+/// Chromium's binaries, in the order they are looked for on PATH.
+const CHROMIUM_BINARIES: [&str; 4] = [
+    "chromium",
+    "chromium-browser",
+    "google-chrome",
+    "google-chrome-stable",
+];
+/// Firefox's binaries on PATH (geckodriver finds one itself; this says whether it can).
+const FIREFOX_BINARIES: [&str; 2] = ["firefox", "firefox-esr"];
+
+impl Browser {
+    /// Every engine, in the order a comparison runs them.
+    pub const ALL: [Browser; 5] = [
+        Browser::Chromium,
+        Browser::Firefox,
+        Browser::WebKit,
+        Browser::Edge,
+        Browser::Safari,
+    ];
+
+    /// The engine's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Browser::Chromium => "Chromium",
+            Browser::Firefox => "Firefox",
+            Browser::WebKit => "WebKit",
+            Browser::Edge => "Edge",
+            Browser::Safari => "Safari",
+        }
+    }
+
+    /// The engine of `name` (any case): chromium (or chrome), firefox, webkit, edge, safari.
+    pub fn parse(name: &str) -> Option<Browser> {
+        let n = name.trim().to_ascii_lowercase();
+        let n = if n == "chrome" { "chromium".into() } else { n };
+        Browser::ALL
+            .into_iter()
+            .find(|b| b.name().eq_ignore_ascii_case(&n))
+    }
+
+    /// Its WebDriver server's program.
+    pub fn driver_program(self) -> &'static str {
+        match self {
+            Browser::Chromium => "chromedriver",
+            Browser::Firefox => "geckodriver",
+            Browser::WebKit => "WebKitWebDriver",
+            Browser::Edge => "msedgedriver",
+            Browser::Safari => "safaridriver",
+        }
+    }
+
+    /// What to install for it, where it is missing.
+    pub fn install_hint(self) -> &'static str {
+        match self {
+            Browser::Chromium => {
+                "install Chromium and its driver (Debian: apt-get install chromium \
+                 chromium-driver; or Google Chrome and a matching chromedriver)"
+            }
+            Browser::Firefox => {
+                "install Firefox and geckodriver (Debian: apt-get install firefox-esr; \
+                 cargo install geckodriver)"
+            }
+            Browser::WebKit => {
+                "install WebKitGTK's driver and a virtual display (Debian: apt-get install \
+                 webkit2gtk-driver xvfb)"
+            }
+            Browser::Edge => "install Microsoft Edge and the msedgedriver of its version",
+            Browser::Safari => {
+                "on macOS, enable Safari's driver once: safaridriver --enable (Safari's \
+                 Develop menu, Allow Remote Automation)"
+            }
+        }
+    }
+
+    /// The engine's WebDriver server when this machine has all the engine needs, or what
+    /// it lacks.
+    pub fn find(self) -> Result<PathBuf, String> {
+        let driver = which(self.driver_program())
+            .ok_or_else(|| format!("no {} on PATH", self.driver_program()))?;
+        let lacking = match self {
+            Browser::Chromium => CHROMIUM_BINARIES
+                .iter()
+                .all(|b| which(b).is_none())
+                .then(|| format!("no {} on PATH", CHROMIUM_BINARIES.join(" or "))),
+            Browser::Firefox => FIREFOX_BINARIES
+                .iter()
+                .all(|b| which(b).is_none())
+                .then(|| format!("no {} on PATH", FIREFOX_BINARIES.join(" or "))),
+            Browser::WebKit => match (minibrowser(), which("Xvfb")) {
+                (None, _) => Some("no WebKitGTK MiniBrowser".into()),
+                (_, None) => Some("no Xvfb on PATH (WebKitGTK needs a display)".into()),
+                _ => None,
+            },
+            Browser::Edge | Browser::Safari => None,
+        };
+        match lacking {
+            Some(why) => Err(why),
+            None => Ok(driver),
+        }
+    }
+}
+
+/// WebKitGTK's MiniBrowser, which WebKitWebDriver drives: beside the engine's libraries, in
+/// the directory of the installed API version.
+pub fn minibrowser() -> Option<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir("/usr/lib")
+        .ok()?
+        .flatten()
+        .flat_map(|d| std::fs::read_dir(d.path()).into_iter().flatten().flatten())
+        .map(|d| d.path().join("MiniBrowser"))
+        .filter(|p| {
+            p.is_file()
+                && p.parent()
+                    .and_then(|d| d.file_name())
+                    .is_some_and(|n| n.to_string_lossy().starts_with("webkit2gtk-"))
+        })
+        .collect();
+    // The newest API version (webkit2gtk-4.1 over 4.0).
+    found.sort();
+    found.pop()
+}
+
+/// Starts an X server on a display nobody uses, for a browser that needs one; returns it
+/// with its name (":93"). It is ready when its socket exists (within 10 s).
+fn virtual_display(size: (u32, u32)) -> Result<(Guard, String), String> {
+    let xvfb = which("Xvfb").ok_or("no Xvfb on PATH (apt-get install xvfb)")?;
+    let free = (90..400).find(|n| {
+        !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+            && !Path::new(&format!("/tmp/.X{n}-lock")).exists()
+    });
+    let n = free.ok_or("no free X display number")?;
+    let guard = Guard(
+        Command::new(xvfb)
+            .arg(format!(":{n}"))
+            .args([
+                "-screen",
+                "0",
+                &format!("{}x{}x24", size.0 + 100, size.1 + 200),
+            ])
+            .args(["-nolisten", "tcp"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start Xvfb: {e}"))?,
+    );
+    let started = Instant::now();
+    while !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists() {
+        if started.elapsed() > Duration::from_secs(10) {
+            return Err(format!("Xvfb :{n} did not start in 10 s"));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Ok((guard, format!(":{n}")))
+}
+
+/// A program on PATH.
+pub fn which(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+/// A browser session with its driver; the driver is stopped when this is dropped.
+pub struct Session {
+    /// The WebDriver client.
+    pub client: Client,
+    // The driver, then the display it draws on (dropped in this order).
+    _driver: Guard,
+    _display: Option<Guard>,
+    port: u16,
+    profile: Option<PathBuf>,
+}
+
+impl Session {
+    /// POSTs `body` to a command of this session that the WebDriver client has no call for
+    /// (`path` after `/session/{id}/`, such as chromedriver's `chromium/network_conditions`)
+    /// and returns the driver's `value`.
+    pub async fn command(
+        &self,
+        path: &str,
+        body: serde_json::Value,
+    ) -> Result<serde_json::Value, String> {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let id = self
+            .client
+            .session_id()
+            .await
+            .map_err(|e| e.to_string())?
+            .ok_or("the session has no id")?;
+        let body = body.to_string();
+        let request = format!(
+            "POST /session/{id}/{path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: \
+             application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len(),
+            port = self.port
+        );
+        let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", self.port))
+            .await
+            .map_err(|e| format!("the driver: {e}"))?;
+        stream
+            .write_all(request.as_bytes())
+            .await
+            .map_err(|e| format!("the driver: {e}"))?;
+        // The driver keeps the connection open: read the head, then the body it announces.
+        let answer = async {
+            let mut out = Vec::new();
+            let mut buf = [0u8; 8192];
+            loop {
+                let n = stream.read(&mut buf).await?;
+                out.extend_from_slice(&buf[..n]);
+                let text = String::from_utf8_lossy(&out).to_string();
+                if let Some((head, body)) = text.split_once("\r\n\r\n") {
+                    let len = head
+                        .lines()
+                        .find_map(|l| {
+                            let (k, v) = l.split_once(':')?;
+                            k.eq_ignore_ascii_case("content-length")
+                                .then(|| v.trim().parse::<usize>().ok())?
+                        })
+                        .unwrap_or(0);
+                    if body.len() >= len || n == 0 {
+                        return Ok::<_, std::io::Error>((head.to_string(), body.to_string()));
+                    }
+                } else if n == 0 {
+                    return Ok((text, String::new()));
+                }
+            }
+        };
+        let (head, body) = tokio::time::timeout(Duration::from_secs(30), answer)
+            .await
+            .map_err(|_| format!("the driver did not answer {path} in 30 s"))?
+            .map_err(|e| format!("the driver: {e}"))?;
+        let v: serde_json::Value = serde_json::from_str(&body)
+            .map_err(|e| format!("{path}: {e} in {}", head.lines().next().unwrap_or("")))?;
+        if !head.starts_with("HTTP/1.1 200") {
+            return Err(format!("{path}: {}", v["value"]));
+        }
+        Ok(v["value"].clone())
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Some(p) = &self.profile {
+            let _ = std::fs::remove_dir_all(p);
+        }
+    }
+}
+
+/// Starts `driver` on a free port and opens a headless session of `browser` in a window of
+/// `size`.
+pub async fn open(browser: Browser, driver: &Path, size: (u32, u32)) -> Result<Session, String> {
+    open_with(browser, driver, size, false, None).await
+}
+
+/// [`open`], with `name` reaching the server on 127.0.0.1:`port`: a page loaded by a name
+/// that is not localhost is not a secure context, as a class's page on a LAN is not.
+/// Chromium maps the name (`--host-resolver-rules`), Firefox too (`network.dns.localDomains`);
+/// WebKitGTK has no such setting, so its requests go through the server itself as their
+/// HTTP proxy (a server takes a request's absolute URL), which it does honour.
+pub async fn open_named(
+    browser: Browser,
+    driver: &Path,
+    size: (u32, u32),
+    name: &str,
+    port: u16,
+) -> Result<Session, String> {
+    open_with(browser, driver, size, false, Some((name, port))).await
+}
+
+/// A headless Chromium emulating a phone whose screen is `size` CSS pixels (at three device
+/// pixels each, with touch): desktop windows cannot be narrower than 500 pixels.
+pub async fn open_phone(chromedriver: &Path, size: (u32, u32)) -> Result<Session, String> {
+    open_with(Browser::Chromium, chromedriver, size, true, None).await
+}
+
+async fn open_with(
+    browser: Browser,
+    driver: &Path,
+    size: (u32, u32),
+    phone: bool,
+    name: Option<(&str, u16)>,
+) -> Result<Session, String> {
+    let port = free_port()?;
+    let display = match browser {
+        Browser::WebKit => Some(virtual_display(size)?),
+        _ => None,
+    };
+    let mut command = Command::new(driver);
+    if browser == Browser::Safari {
+        command.args(["--port", &port.to_string()]);
+    } else {
+        command.arg(format!("--port={port}"));
+    }
+    command.stdout(Stdio::null()).stderr(Stdio::null());
+    if let Some((_, name)) = &display {
+        command.env("DISPLAY", name);
+    }
+    let guard = Guard(
+        command
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", driver.display()))?,
+    );
+    let (caps, profile) = match browser {
+        Browser::Chromium => {
+            let chromium = CHROMIUM_BINARIES
+                .iter()
+                .find_map(|b| which(b))
+                .ok_or("no chromium on PATH")?;
+            let profile = std::env::temp_dir()
+                .join(format!("ticklab-chromium-{}-{port}", std::process::id()));
+            let mut args: Vec<String> = CHROMIUM_ARGS.iter().map(|s| s.to_string()).collect();
+            args.push(format!("--window-size={},{}", size.0, size.1));
+            args.push(format!("--user-data-dir={}", profile.display()));
+            if let Some((host, _)) = name {
+                args.push(format!("--host-resolver-rules=MAP {host} 127.0.0.1"));
+            }
+            let mut caps = json!({
+                "browserName": "chrome",
+                "goog:chromeOptions": { "binary": chromium, "args": args },
+            });
+            if phone {
+                caps["goog:chromeOptions"]["mobileEmulation"] = json!({
+                    "deviceMetrics": {
+                        "width": size.0, "height": size.1, "pixelRatio": 3.0, "touch": true,
+                    },
+                });
+            }
+            (caps, Some(profile))
+        }
+        Browser::Firefox => {
+            let mut caps = json!({
+                "browserName": "firefox",
+                "moz:firefoxOptions": {
+                    "args": ["-headless", "-width", size.0.to_string(), "-height", size.1.to_string()],
+                    "prefs": { "media.autoplay.default": 0 },
+                },
+            });
+            if let Some((host, _)) = name {
+                caps["moz:firefoxOptions"]["prefs"]["network.dns.localDomains"] = json!(host);
+            }
+            (caps, None)
+        }
+        Browser::Edge => {
+            let mut args: Vec<String> = CHROMIUM_ARGS.iter().map(|s| s.to_string()).collect();
+            args.push(format!("--window-size={},{}", size.0, size.1));
+            let caps = json!({
+                "browserName": "MicrosoftEdge",
+                "ms:edgeOptions": { "args": args },
+            });
+            (caps, None)
+        }
+        Browser::Safari => (json!({ "browserName": "safari" }), None),
+        Browser::WebKit => {
+            let binary = minibrowser()
+                .ok_or("no WebKitGTK MiniBrowser (apt-get install webkit2gtk-driver)")?;
+            let mut caps = json!({
+                "browserName": "MiniBrowser",
+                "webkitgtk:browserOptions": { "binary": binary, "args": ["--automation"] },
+            });
+            if let Some((_, port)) = name {
+                caps["proxy"] =
+                    json!({ "proxyType": "manual", "httpProxy": format!("127.0.0.1:{port}") });
+            }
+            (caps, None)
+        }
+    };
+    let client = connect(port, caps).await?;
+    if browser == Browser::WebKit {
+        // The MiniBrowser opens at its own size: the page's layout is tested at `size`.
+        client
+            .set_window_rect(0, 0, size.0, size.1)
+            .await
+            .map_err(|e| format!("sizing the MiniBrowser: {e}"))?;
+    }
+    Ok(Session {
+        client,
+        _driver: guard,
+        _display: display.map(|(g, _)| g),
+        port,
+        profile,
+    })
+}

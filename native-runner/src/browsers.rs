@@ -1,0 +1,450 @@
+//! `ticklab browsers`: this machine's native clocks and every installed browser's, cross-origin
+//! isolated and not, in one table. The page this binary carries is served on loopback twice
+//! (with and without isolation); each engine's WebDriver server opens it headless and runs
+//! the full lab; the reports become one comparison (`ticklab::comparison`).
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use clap::{Args, ValueEnum};
+use ticklab::comparison::{Comparison, Run};
+use ticklab::digest::Cell;
+use ticklab::present;
+use ticklab::report::Report;
+use ticklab_driver::{Browser, Client};
+
+use crate::cli::Output;
+use crate::output::{self, Table};
+use crate::serve::{self, Site};
+use crate::{commands, progress, CliError};
+
+#[derive(Args, Debug)]
+pub struct BrowsersArgs {
+    /// Engines to run (default: every one found here): chromium (or chrome), firefox,
+    /// webkit, edge, safari; repeat the flag or separate with commas.
+    #[arg(long = "engine", value_name = "NAME", value_delimiter = ',')]
+    pub engines: Vec<String>,
+    /// Only pages that are not cross-origin isolated (what most sites are).
+    #[arg(long, conflicts_with = "only_isolated")]
+    pub only_plain: bool,
+    /// Only cross-origin isolated pages (COOP and COEP sent).
+    #[arg(long)]
+    pub only_isolated: bool,
+    /// Leave this machine's native clocks out.
+    #[arg(long)]
+    pub no_native: bool,
+    /// What each cell shows: the tick with its verdict's sign, the read cost, or the verdict.
+    #[arg(long, value_enum, default_value = "tick")]
+    pub cell: CellArg,
+    /// Seconds a page's run may take before it counts as failed.
+    #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
+    pub timeout: f64,
+    /// Also write the comparison as JSON to FILE (whole or not at all; after Ctrl-C, what
+    /// finished). `ticklab show FILE` prints it again.
+    #[arg(long, value_name = "FILE")]
+    pub save: Option<PathBuf>,
+    /// Print the comparison as JSON (every run's whole report).
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print the table as CSV.
+    #[arg(long)]
+    pub csv: bool,
+}
+
+/// What a cell of the table shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CellArg {
+    /// The tick, with its verdict's sign.
+    Tick,
+    /// The cost of one read.
+    ReadCost,
+    /// The verdict on the claim, in words.
+    Verdict,
+}
+
+impl CellArg {
+    fn cell(self) -> Cell {
+        match self {
+            CellArg::Tick => Cell::Tick,
+            CellArg::ReadCost => Cell::ReadCost,
+            CellArg::Verdict => Cell::Verdict,
+        }
+    }
+}
+
+/// The window the page runs in: a desktop's.
+const WINDOW: (u32, u32) = (1280, 900);
+
+/// The longest a page's run may be given.
+const MOST_TIMEOUT_S: f64 = 600.0;
+
+pub fn browsers(a: BrowsersArgs) -> Result<(), CliError> {
+    if !(a.timeout.is_finite() && a.timeout >= 1.0 && a.timeout <= MOST_TIMEOUT_S) {
+        return Err(CliError::Usage(format!(
+            "--timeout {}: give seconds from 1 to {MOST_TIMEOUT_S}",
+            a.timeout
+        )));
+    }
+    let engines = engines(&a.engines)?;
+    if engines.iter().all(|(_, found)| found.is_err()) {
+        let why: Vec<String> = engines
+            .iter()
+            .map(|(b, found)| {
+                let why = found.as_ref().err().map_or("", String::as_str);
+                format!("{}: {why}; {}", b.name(), b.install_hint())
+            })
+            .collect();
+        return Err(CliError::Usage(format!(
+            "no browser engine to run here:\n  {}",
+            why.join("\n  ")
+        )));
+    }
+    let contexts: Vec<bool> = match (a.only_plain, a.only_isolated) {
+        (true, _) => vec![false],
+        (_, true) => vec![true],
+        _ => vec![true, false],
+    };
+    // Served from the page this binary carries: without one nothing can run.
+    let (site, _) = Site::new(None, None)?;
+    progress::catch_interrupt();
+    let mut runs = Vec::new();
+    if !a.no_native {
+        eprintln!("native: this machine's clocks, as `ticklab run` measures them");
+        let t0 = Instant::now();
+        let report = commands::machine_report()?;
+        runs.push(Run {
+            engine: "native".into(),
+            version: None,
+            isolated: None,
+            seconds: Some(t0.elapsed().as_secs_f64()),
+            report: Some(report),
+            failure: None,
+            hint: None,
+        });
+    }
+    let timeout = Duration::from_secs_f64(a.timeout);
+    let rt = serve::runtime()?;
+    rt.block_on(async {
+        let mut pages = Vec::new();
+        for &isolated in &contexts {
+            let (listener, local) = serve::listen([127, 0, 0, 1].into(), 0).await?;
+            // Plain axum: the pages' own server stops with the command, not on Ctrl-C, so
+            // that a run Ctrl-C cuts short ends cleanly.
+            let app = serve::app(site.clone(), isolated, None);
+            tokio::spawn(async move { axum::serve(listener, app).await });
+            pages.push((isolated, format!("http://{local}/?run")));
+        }
+        for (browser, found) in &engines {
+            if progress::interrupted() {
+                runs.extend(
+                    contexts
+                        .iter()
+                        .map(|&i| failed(*browser, None, i, "interrupted (Ctrl-C) before it ran")),
+                );
+                continue;
+            }
+            match found {
+                Err(why) => runs.extend(contexts.iter().map(|&i| Run {
+                    hint: Some(browser.install_hint().into()),
+                    ..failed(*browser, None, i, &format!("not found: {why}"))
+                })),
+                Ok(driver) => runs.extend(engine_runs(*browser, driver, &pages, timeout).await),
+            }
+        }
+        Ok::<_, CliError>(())
+    })?;
+    let comparison = Comparison::new(runs);
+    if let Some(path) = &a.save {
+        commands::write_atomically(path, &comparison.to_json()?)?;
+    }
+    let shown = Output {
+        json: a.json,
+        csv: a.csv,
+        plot: None,
+    };
+    emit(&comparison, &shown, a.cell.cell())?;
+    let browsers: Vec<&Run> = comparison
+        .runs
+        .iter()
+        .filter(|r| r.isolated.is_some())
+        .collect();
+    let measured = browsers.iter().filter(|r| r.report.is_some()).count();
+    if progress::interrupted() {
+        return Err(CliError::Interrupted(format!(
+            "interrupted (Ctrl-C): {measured} of {} browser runs measured; {}",
+            browsers.len(),
+            match &a.save {
+                Some(p) => format!("saved to {}", p.display()),
+                None => "nothing saved (no --save)".into(),
+            }
+        )));
+    }
+    if measured == 0 {
+        return Err(CliError::Measurement(
+            "no browser run ended with a report (the reasons are above)".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// An engine with its WebDriver server, or what this machine lacks for it.
+type Found = (Browser, Result<PathBuf, String>);
+
+/// The engines asked for (every one when none is named), each as found.
+fn engines(names: &[String]) -> Result<Vec<Found>, CliError> {
+    let asked: Vec<Browser> = if names.is_empty() {
+        Browser::ALL.to_vec()
+    } else {
+        let mut asked = Vec::new();
+        for n in names {
+            let b = Browser::parse(n).ok_or_else(|| {
+                CliError::Usage(format!(
+                    "--engine {n}: the engines are {}",
+                    Browser::ALL
+                        .map(|b| b.name().to_ascii_lowercase())
+                        .join(", ")
+                ))
+            })?;
+            if !asked.contains(&b) {
+                asked.push(b);
+            }
+        }
+        asked
+    };
+    let found: Vec<Found> = asked.into_iter().map(|b| (b, b.find())).collect();
+    // Unasked for, a missing engine is news only where it is the usual one: Chromium and
+    // Firefox anywhere, WebKitGTK on Linux; Edge and Safari are run where they are found.
+    Ok(found
+        .into_iter()
+        .filter(|(b, f)| !names.is_empty() || f.is_ok() || expected_here(*b))
+        .collect())
+}
+
+/// Whether a machine of this system is expected to have `b`, so its absence is reported.
+fn expected_here(b: Browser) -> bool {
+    match b {
+        Browser::Chromium | Browser::Firefox => true,
+        Browser::WebKit => cfg!(target_os = "linux"),
+        Browser::Edge | Browser::Safari => false,
+    }
+}
+
+/// A run of `browser` that ended without a report, and why.
+fn failed(browser: Browser, version: Option<String>, isolated: bool, why: &str) -> Run {
+    Run {
+        engine: browser.name().into(),
+        version,
+        isolated: Some(isolated),
+        seconds: None,
+        report: None,
+        failure: Some(why.into()),
+        hint: None,
+    }
+}
+
+/// What isolation means in a progress line.
+fn context(isolated: bool) -> &'static str {
+    if isolated {
+        "isolated"
+    } else {
+        "not isolated"
+    }
+}
+
+/// One engine's runs, one per page: a session of its browser opened once, each page run in
+/// turn (one at a time: two labs on a shared machine starve each other).
+async fn engine_runs(
+    browser: Browser,
+    driver: &Path,
+    pages: &[(bool, String)],
+    timeout: Duration,
+) -> Vec<Run> {
+    let t0 = Instant::now();
+    eprintln!("{}: starting {}", browser.name(), driver.display());
+    let session = match ticklab_driver::open(browser, driver, WINDOW).await {
+        Ok(s) => s,
+        Err(why) => {
+            eprintln!("{}: could not start: {why}", browser.name());
+            return pages
+                .iter()
+                .map(|(i, _)| failed(browser, None, *i, &format!("could not start: {why}")))
+                .collect();
+        }
+    };
+    let version = session
+        .client
+        .capabilities()
+        .and_then(|c| c.get("browserVersion"))
+        .and_then(|v| v.as_str())
+        .map(str::to_string);
+    let mut out = Vec::new();
+    for (n, (isolated, url)) in pages.iter().enumerate() {
+        let label = format!("{} {}", browser.name(), context(*isolated));
+        if progress::interrupted() {
+            out.push(failed(
+                browser,
+                version.clone(),
+                *isolated,
+                "interrupted (Ctrl-C) before it ran",
+            ));
+            continue;
+        }
+        // The first run's time includes the browser's start.
+        let started = if n == 0 { t0 } else { Instant::now() };
+        eprintln!("{label}: running the full lab");
+        let result = page_run(&session.client, url, timeout).await.and_then(|r| {
+            match r.environment.cross_origin_isolated {
+                Some(got) if got == *isolated => Ok(r),
+                got => Err(format!(
+                    "the page was to be {} but reported {}",
+                    context(*isolated),
+                    match got {
+                        Some(g) => context(g),
+                        None => "nothing of its isolation",
+                    }
+                )),
+            }
+        });
+        let seconds = started.elapsed().as_secs_f64();
+        out.push(match result {
+            Ok(report) => {
+                eprintln!("{label}: done in {seconds:.1} s");
+                Run {
+                    engine: browser.name().into(),
+                    version: version.clone(),
+                    isolated: Some(*isolated),
+                    seconds: Some(seconds),
+                    report: Some(report),
+                    failure: None,
+                    hint: None,
+                }
+            }
+            Err(why) => {
+                eprintln!("{label}: failed: {why}");
+                Run {
+                    seconds: Some(seconds),
+                    ..failed(browser, version.clone(), *isolated, &why)
+                }
+            }
+        });
+    }
+    let _ = session.client.clone().close().await;
+    out
+}
+
+/// Opens `url` (which runs the full lab) and waits, up to `timeout`, for the run to end;
+/// the page's report.
+async fn page_run(c: &Client, url: &str, timeout: Duration) -> Result<Report, String> {
+    c.goto(url)
+        .await
+        .map_err(|e| format!("opening {url}: {e}"))?;
+    let t0 = Instant::now();
+    loop {
+        let v = c
+            .execute(
+                "const e = document.getElementById('error'); \
+                 return [document.body.dataset.state || '', e ? e.textContent : ''];",
+                vec![],
+            )
+            .await
+            .map_err(|e| format!("reading the page's state: {e}"))?;
+        let state = v[0].as_str().unwrap_or("");
+        match state {
+            "done" => break,
+            "failed" | "cancelled" => {
+                return Err(format!(
+                    "the page's run {state}: {}",
+                    v[1].as_str().unwrap_or("(it said nothing)")
+                ))
+            }
+            _ => {}
+        }
+        if progress::interrupted() {
+            return Err("interrupted (Ctrl-C) while it ran".into());
+        }
+        if t0.elapsed() > timeout {
+            return Err(format!(
+                "the page's run did not end within {} s (it was '{state}')",
+                timeout.as_secs()
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let v = c
+        .execute("return self.ticklabExportJson()", vec![])
+        .await
+        .map_err(|e| format!("reading the page's report: {e}"))?;
+    let text = v.as_str().ok_or("the page gave no report")?;
+    Report::from_json(text).map_err(|e| format!("the page's report: {e}"))
+}
+
+/// Prints a comparison as `o` asks: its table (with the verdicts' signs, who ran, and why a
+/// run is missing), its JSON or its CSV; each run's plots into a folder of its own.
+pub fn emit(c: &Comparison, o: &Output, cell: Cell) -> Result<(), CliError> {
+    if let Some(dir) = &o.plot {
+        for (run, _) in c.measured() {
+            if let Some(report) = &run.report {
+                output::plots(report, &dir.join(ticklab::export::slug(&run.heading())))?;
+            }
+        }
+    }
+    if o.json {
+        return output::print(&c.to_json()?);
+    }
+    let (heads, rows) = c.table(cell);
+    if o.csv {
+        return output::print(&ticklab::digest::pivot_csv(&heads, &rows));
+    }
+    let header: Vec<&str> = std::iter::once("clock")
+        .chain(heads.iter().map(String::as_str))
+        .collect();
+    let mut t = Table::new(&header);
+    for r in rows {
+        t.row(std::iter::once(r.clock).chain(r.cells).collect());
+    }
+    let mut text = t.render();
+    if cell == Cell::Tick {
+        text.push_str(&format!("\n{}\n", present::verdict_signs_legend()));
+    }
+    text.push('\n');
+    for run in &c.runs {
+        let mut line = format!("{}: ", run.heading());
+        match (&run.report, &run.failure) {
+            (Some(r), _) => {
+                let who = match (&run.version, &r.environment.user_agent) {
+                    (Some(v), _) => format!("{} {v}", run.engine),
+                    (None, Some(ua)) => ticklab::digest::browser_and_version(ua),
+                    (None, None) => [r.environment.os.as_deref(), r.environment.cpu.as_deref()]
+                        .into_iter()
+                        .flatten()
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                };
+                line.push_str(&who);
+                if let Some(s) = run.seconds {
+                    line.push_str(&format!(", {s:.1} s"));
+                }
+                if let Some(why) = &r.interrupted {
+                    line.push_str(&format!(" ({why})"));
+                }
+            }
+            (None, why) => {
+                line.push_str("not measured: ");
+                line.push_str(why.as_deref().unwrap_or("no report"));
+                if let Some(hint) = &run.hint {
+                    line.push_str(&format!("; {hint}"));
+                }
+            }
+        }
+        text.push_str(&line);
+        text.push('\n');
+    }
+    let native = c.runs.iter().find(|r| r.isolated.is_none());
+    for f in native
+        .and_then(|r| r.report.as_ref())
+        .map_or(&[][..], |r| &r.environment.counters[..])
+    {
+        text.push_str(&output::frequency_line(f));
+    }
+    output::print(&text)
+}
