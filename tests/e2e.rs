@@ -2418,5 +2418,45 @@ fn one_command_runs_every_engine_isolated_and_not() {
         err.contains("no browser engine") && err.contains("apt-get install chromium"),
         "{err}"
     );
+    // Ctrl-C after the first column: exit 130, what finished kept and saved.
+    let cut = dir.path().join("cut.json");
+    let mut child = Command::new(BIN)
+        .args(["browsers", "--engine", "chromium", "--no-native", "--save"])
+        .arg(&cut)
+        .current_dir(dir.path())
+        .env("PATH", &path)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut progress = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut said = String::new();
+    let waited = std::time::Instant::now();
+    loop {
+        let mut line = String::new();
+        let n = std::io::BufRead::read_line(&mut progress, &mut line).unwrap();
+        said.push_str(&line);
+        if n == 0 || line.contains("isolated: done") || waited.elapsed().as_secs() > 60 {
+            break;
+        }
+    }
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut progress, &mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{said}{rest}");
+    let kept = Comparison::from_json(&std::fs::read_to_string(&cut).unwrap()).unwrap();
+    assert_eq!(kept.runs.len(), 2, "{said}{rest}");
+    assert!(kept.runs[0].report.is_some(), "{said}{rest}");
+    assert!(
+        kept.runs[1].report.is_none()
+            && kept.runs[1]
+                .failure
+                .as_deref()
+                .is_some_and(|f| f.contains("Ctrl-C")),
+        "{:?}",
+        kept.runs[1].failure
+    );
     eprintln!("ticklab browsers: native and six columns in {took:.1} s\n{stdout}");
 }
