@@ -145,7 +145,7 @@ pub fn run() -> Result<(), String> {
         Some(gz.total <= crate::web::BUDGET_GZ_BYTES),
     );
     weight.note = "the build's ceiling against growth: it refuses more; what counts for a \
-                   visitor is the time to the full lab below"
+                   visitor is the time to the full lab above"
         .into();
     figures.push(weight);
     figures.sort_by_key(|f| f.figure);
