@@ -2371,6 +2371,22 @@ fn one_command_runs_every_engine_isolated_and_not() {
                 "{}",
                 run.heading()
             );
+            assert!(run.attempts.is_none_or(|n| (2..=3).contains(&n)));
+            // A worker the browser starved even when run again says so in its own report
+            // (too busy to tell, or too few edges), and the command's line says it was
+            // run again: that is the answer then, not the documented tick.
+            if ticklab::comparison::page_clock_starved(report) {
+                assert_eq!(run.attempts, Some(3), "{}", run.heading());
+                let line = format!("{}: ", run.heading());
+                assert!(
+                    stdout
+                        .lines()
+                        .any(|l| l.starts_with(&line) && l.contains("starved")),
+                    "{stdout}"
+                );
+                eprintln!("{}: starved in all three runs, and said so", run.heading());
+                continue;
+            }
             let tick = Digest::of(report, "")
                 .clock(PAGE_NOW)
                 .and_then(|k| k.tick_ns)

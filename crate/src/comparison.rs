@@ -4,9 +4,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::digest::{self, Cell, Digest, PivotRow};
+use crate::caveat::Caveat;
+use crate::digest::{self, Cell, Digest, PivotRow, PAGE_NOW};
 use crate::error::{Error, Result};
 use crate::report::{Report, Version, MAX_REPORT_BYTES};
+use crate::tick::Verdict;
 
 /// The version of the comparison's format this crate writes and reads.
 pub const COMPARISON_VERSION: u32 = 1;
@@ -47,6 +49,28 @@ pub struct Run {
     /// What to install, when the engine is missing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// The page's runs made for this column, when more than one: the browser starved the
+    /// lab's worker in those before the last ([`page_clock_starved`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempts: Option<u32>,
+}
+
+/// Whether a page's report says its worker's performance.now had too little to tell: the
+/// browser starved the worker (WebKit's, beside two busy loops on two cores, once read it
+/// 8 times in 0.2 s), so its tick is "too busy to tell" or rests on too few edges. Such a
+/// run says so; a comparison runs its column again rather than set it beside the others.
+pub fn page_clock_starved(report: &Report) -> bool {
+    report
+        .clocks
+        .iter()
+        .filter(|c| c.info.name == PAGE_NOW)
+        .filter_map(|c| c.tick.as_ref())
+        .any(|t| {
+            t.verdict == Verdict::TooBusy
+                || t.caveats
+                    .iter()
+                    .any(|k| matches!(k, Caveat::FewEdges { .. } | Caveat::TooBusy { .. }))
+        })
 }
 
 impl Run {
@@ -153,6 +177,7 @@ mod tests {
             failure: report.is_none().then(|| "not found".into()),
             report,
             hint: None,
+            attempts: None,
         }
     }
 

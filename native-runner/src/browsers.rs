@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
-use ticklab::comparison::{Comparison, Run};
+use ticklab::comparison::{page_clock_starved, Comparison, Run};
 use ticklab::digest::Cell;
 use ticklab::present;
 use ticklab::report::Report;
@@ -120,6 +120,7 @@ pub fn browsers(a: BrowsersArgs) -> Result<(), CliError> {
             report: Some(report),
             failure: None,
             hint: None,
+            attempts: None,
         });
     }
     let timeout = Duration::from_secs_f64(a.timeout);
@@ -239,6 +240,7 @@ fn failed(browser: Browser, version: Option<String>, isolated: bool, why: &str) 
         report: None,
         failure: Some(why.into()),
         hint: None,
+        attempts: None,
     }
 }
 
@@ -292,19 +294,22 @@ async fn engine_runs(
         // The first run's time includes the browser's start.
         let started = if n == 0 { t0 } else { Instant::now() };
         eprintln!("{label}: running the full lab");
-        let result = page_run(&session.client, url, timeout).await.and_then(|r| {
-            match r.environment.cross_origin_isolated {
-                Some(got) if got == *isolated => Ok(r),
-                got => Err(format!(
-                    "the page was to be {} but reported {}",
-                    context(*isolated),
-                    match got {
-                        Some(g) => context(g),
-                        None => "nothing of its isolation",
-                    }
-                )),
-            }
-        });
+        let mut attempts = 1;
+        let mut result = checked_run(&session.client, url, timeout, *isolated).await;
+        // A run whose own report says the browser starved the lab's worker is made again,
+        // twice at most, and said; the last one is kept, starved or not.
+        while attempts < MOST_ATTEMPTS
+            && !progress::interrupted()
+            && result.as_ref().is_ok_and(page_clock_starved)
+        {
+            attempts += 1;
+            eprintln!(
+                "{label}: the browser starved the lab's worker (performance.now too busy to \
+                 tell, or too few edges): running it again ({attempts} of {MOST_ATTEMPTS})"
+            );
+            result = checked_run(&session.client, url, timeout, *isolated).await;
+        }
+        let attempts = (attempts > 1).then_some(attempts);
         let seconds = started.elapsed().as_secs_f64();
         out.push(match result {
             Ok(report) => {
@@ -317,12 +322,14 @@ async fn engine_runs(
                     report: Some(report),
                     failure: None,
                     hint: None,
+                    attempts,
                 }
             }
             Err(why) => {
                 eprintln!("{label}: failed: {why}");
                 Run {
                     seconds: Some(seconds),
+                    attempts,
                     ..failed(browser, version.clone(), *isolated, &why)
                 }
             }
@@ -330,6 +337,31 @@ async fn engine_runs(
     }
     let _ = session.client.clone().close().await;
     out
+}
+
+/// The most runs of one page for a column: the first and two more when the browser starved
+/// the lab's worker.
+const MOST_ATTEMPTS: u32 = 3;
+
+/// [`page_run`], and the report's isolation checked against what was asked.
+async fn checked_run(
+    c: &Client,
+    url: &str,
+    timeout: Duration,
+    isolated: bool,
+) -> Result<Report, String> {
+    let r = page_run(c, url, timeout).await?;
+    match r.environment.cross_origin_isolated {
+        Some(got) if got == isolated => Ok(r),
+        got => Err(format!(
+            "the page was to be {} but reported {}",
+            context(isolated),
+            match got {
+                Some(g) => context(g),
+                None => "nothing of its isolation",
+            }
+        )),
+    }
 }
 
 /// Opens `url` (which runs the full lab) and waits, up to `timeout`, for the run to end;
@@ -423,6 +455,16 @@ pub fn emit(c: &Comparison, o: &Output, cell: Cell) -> Result<(), CliError> {
                 line.push_str(&who);
                 if let Some(s) = run.seconds {
                     line.push_str(&format!(", {s:.1} s"));
+                }
+                if let Some(n) = run.attempts {
+                    line.push_str(&if page_clock_starved(r) {
+                        format!(" (run {n} times: the browser starved the lab's worker each time)")
+                    } else {
+                        format!(
+                            " (run {n} times: the browser starved the lab's worker in the first {})",
+                            n - 1
+                        )
+                    });
                 }
                 if let Some(why) = &r.interrupted {
                     line.push_str(&format!(" ({why})"));
