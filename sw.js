@@ -23,6 +23,7 @@ const SITE = [
   "www/implicit.js",
   "www/counting.js",
   "www/audio-clock.js",
+  "www/js-reads.js",
   "www/pkg/ticklab_www.js",
   "www/pkg/ticklab_www_bg.wasm",
 ];

@@ -2306,6 +2306,51 @@ fn a_class_live_from_three_engines_over_plain_http() {
     });
 }
 
+/// The comparison at `saved` loaded into the page's Compare (Chromium, the built page on a
+/// static host): the rows of performance.now (worker), each its cells.
+fn compare_loads(saved: &Path) -> Result<Vec<Vec<String>>, String> {
+    let mut host = StaticHost::start(&built_site()).map_err(|e| e.to_string())?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let rows = rt.block_on(async {
+        let s = open(Browser::Chromium, &engines()[0].1, (1280, 1000)).await?;
+        let c = &s.client;
+        let out = async {
+            c.goto(&host.url).await.map_err(|e| e.to_string())?;
+            wait_ready(c).await?;
+            c.find(Locator::Id("native-file"))
+                .await
+                .map_err(|e| e.to_string())?
+                .send_keys(&saved.to_string_lossy())
+                .await
+                .map_err(|e| e.to_string())?;
+            wait_for(
+                c,
+                "return document.querySelectorAll('#compare-status li').length >= 6",
+                Duration::from_secs(30),
+            )
+            .await?;
+            js(
+                c,
+                "return [[...document.querySelectorAll('#compare-status li.error')].map(l => l.textContent),
+                         [...document.querySelectorAll('#compare-table tbody[data-clock=\"performance.now (worker)\"] tr:not(.group)')]
+                           .map(tr => [...tr.children].map(td => td.textContent))]",
+            )
+            .await
+        }
+        .await;
+        let _ = c.clone().close().await;
+        out
+    })?;
+    if rows[0].as_array().is_none_or(|e| !e.is_empty()) {
+        return Err(format!("refused: {}", rows[0]));
+    }
+    host.stop();
+    serde_json::from_value(rows[1].clone()).map_err(|e| e.to_string())
+}
+
 /// `ticklab browsers`, as a user runs it from an empty directory with the drivers on PATH:
 /// this machine's clocks and the three engines here, isolated and not, in one table; each
 /// column's performance.now the tick its engine documents for that context (the ticks the
@@ -2423,6 +2468,44 @@ fn one_command_runs_every_engine_isolated_and_not() {
         ),
         "{csv}"
     );
+    // Read costs like with like: each engine's performance.now read from the page's own
+    // JavaScript beside the lab's through wasm, both measured; a native clock has no side.
+    for run in &c.runs {
+        let Some(report) = &run.report else { continue };
+        let o = report
+            .clocks
+            .iter()
+            .find(|k| k.info.name == PAGE_NOW)
+            .and_then(|k| k.overhead.as_ref());
+        match (run.isolated, o) {
+            (None, _) => assert!(report.clocks.iter().all(|k| k
+                .overhead
+                .as_ref()
+                .is_none_or(|o| o.own_per_read_ns.is_none()))),
+            (Some(_), Some(o)) if o.unusable.is_none() => {
+                let (wasm, js) = (o.per_read_ns.unwrap(), o.own_per_read_ns.unwrap());
+                // The crossing adds to a read; it cannot take away more than noise.
+                assert!(
+                    js > 0.0 && js <= wasm * 1.1,
+                    "{}: {js} ns from JS, {wasm} ns via wasm",
+                    run.heading()
+                );
+            }
+            (Some(_), _) => panic!("{}: no read cost of {PAGE_NOW}", run.heading()),
+        }
+    }
+    // The page's Compare takes the saved comparison: a row per run, named by the file and
+    // the run's heading, each with the tick the command showed.
+    let page = compare_loads(&saved).unwrap_or_else(|e| panic!("Compare: {e}"));
+    for (run, digest) in c.measured() {
+        let from = format!("engines.json: {}", run.heading());
+        let want = digest.clock(PAGE_NOW).map(|k| k.cells[1].clone());
+        let Some(want) = want else { continue };
+        assert!(
+            page.iter().any(|r| r[0] == from && r[5] == want),
+            "no row {from} with {want} in Compare: {page:?}"
+        );
+    }
     // Nothing to drive: refused, saying what to install.
     let none = Command::new(BIN)
         .arg("browsers")

@@ -32,13 +32,14 @@ function plainLoopNs() {
   return best;
 }
 
-// Reports a class compares, read and reduced to digests here, off the page's thread.
+// Reports a class compares, read and reduced to digests here, off the page's thread; a
+// comparison `ticklab browsers` saved gives one per engine and context.
 async function digests(items) {
   const out = [];
   for (const { name, blob } of items) {
     try {
       wasm.check_report_size(blob.size, name);
-      out.push({ name, digest: digest_report(await blob.text(), name) });
+      for (const digest of digest_report(await blob.text(), name)) out.push({ name: digest.from, digest });
     } catch (e) {
       out.push({ name, error: String(e && e.message ? e.message : e) });
     }

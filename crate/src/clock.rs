@@ -283,6 +283,14 @@ pub trait Clock {
     fn take_fault(&mut self) -> Option<ClockFault> {
         None
     }
+    /// Makes `n` reads back to back from the clock's own side, with no crossing into this
+    /// code per read (a page's JavaScript loop over performance.now), when the clock has
+    /// such a side: what a caller there pays a read, beside what this code pays through
+    /// the crossing. False, reading nothing, when it has none (every native clock).
+    fn read_many(&mut self, n: u64) -> bool {
+        let _ = n;
+        false
+    }
     /// The first fault since the last check, as the error every experiment returns for it:
     /// a reading that cannot be a time spoils the whole experiment.
     fn check_fault(&mut self) -> Result<()> {
@@ -313,6 +321,9 @@ impl<C: Clock + ?Sized> Clock for &mut C {
     fn take_fault(&mut self) -> Option<ClockFault> {
         (**self).take_fault()
     }
+    fn read_many(&mut self, n: u64) -> bool {
+        (**self).read_many(n)
+    }
 }
 
 impl<C: Clock + ?Sized> Clock for Box<C> {
@@ -331,6 +342,9 @@ impl<C: Clock + ?Sized> Clock for Box<C> {
     }
     fn take_fault(&mut self) -> Option<ClockFault> {
         (**self).take_fault()
+    }
+    fn read_many(&mut self, n: u64) -> bool {
+        (**self).read_many(n)
     }
 }
 

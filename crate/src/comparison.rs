@@ -73,14 +73,19 @@ pub fn page_clock_starved(report: &Report) -> bool {
         })
 }
 
+/// A column's heading: "native", "Chromium isolated", "Firefox not isolated".
+pub fn heading(engine: &str, isolated: Option<bool>) -> String {
+    match isolated {
+        None => engine.to_string(),
+        Some(true) => format!("{engine} isolated"),
+        Some(false) => format!("{engine} not isolated"),
+    }
+}
+
 impl Run {
-    /// The column's heading: "native", "Chromium isolated", "Firefox not isolated".
+    /// The column's heading: see [`heading`].
     pub fn heading(&self) -> String {
-        match self.isolated {
-            None => self.engine.clone(),
-            Some(true) => format!("{} isolated", self.engine),
-            Some(false) => format!("{} not isolated", self.engine),
-        }
+        heading(&self.engine, self.isolated)
     }
 }
 
@@ -103,43 +108,54 @@ impl Comparison {
     /// Reads a comparison, refusing anything too large, malformed, of another format
     /// version, or holding a report of a schema this crate does not read.
     pub fn from_json(text: &str) -> Result<Self> {
-        if text.len() > MAX_COMPARISON_BYTES {
-            return Err(Error::Report(format!(
-                "{} bytes is larger than the {} MiB a comparison may be",
-                text.len(),
-                MAX_COMPARISON_BYTES >> 20
-            )));
-        }
+        Self::check_size(text.len())?;
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let value: serde_json::Value =
             serde_json::from_str(text).map_err(|e| Error::Report(format!("not JSON: {e}")))?;
-        match value
-            .get("ticklab_comparison")
-            .map(serde_json::Value::as_u64)
-        {
-            None => return Err(Error::Report("this is not a ticklab comparison".into())),
-            Some(Some(v)) if v == COMPARISON_VERSION as u64 => {}
-            Some(v) => {
-                return Err(Error::Report(format!(
-                    "a comparison of format {}; this ticklab reads format {COMPARISON_VERSION}",
-                    v.map_or("(not a whole number)".into(), |v| v.to_string())
-                )))
-            }
-        }
+        Self::check_format(Version::of(value.get("ticklab_comparison")))?;
         let runs = value.get("runs").and_then(serde_json::Value::as_array);
-        if runs.is_some_and(|r| r.len() > MAX_RUNS) {
+        Self::check_runs(runs.map_or(0, Vec::len))?;
+        for report in runs.into_iter().flatten().filter_map(|r| r.get("report")) {
+            Report::check_version(Version::of(report.get("schema_version")))?;
+        }
+        serde_json::from_value(value)
+            .map_err(|e| Error::Report(format!("malformed comparison: {e}")))
+    }
+
+    /// Refuses a comparison text of more than [`MAX_COMPARISON_BYTES`] bytes.
+    pub fn check_size(bytes: usize) -> Result<()> {
+        if bytes > MAX_COMPARISON_BYTES {
+            return Err(Error::Report(format!(
+                "{bytes} bytes is larger than the {} MiB a comparison may be",
+                MAX_COMPARISON_BYTES >> 20
+            )));
+        }
+        Ok(())
+    }
+
+    /// Refuses a document whose `ticklab_comparison` is missing or not this crate's
+    /// format. The page reads the field with the browser's JSON parser; the command, here.
+    pub fn check_format(version: Version) -> Result<()> {
+        match version {
+            Version::Missing => Err(Error::Report("this is not a ticklab comparison".into())),
+            Version::Whole(v) if v == COMPARISON_VERSION as u64 => Ok(()),
+            Version::Whole(v) => Err(Error::Report(format!(
+                "a comparison of format {v}; this ticklab reads format {COMPARISON_VERSION}"
+            ))),
+            Version::NotWhole => Err(Error::Report(format!(
+                "a comparison of format (not a whole number); this ticklab reads format {COMPARISON_VERSION}"
+            ))),
+        }
+    }
+
+    /// Refuses a comparison of more than [`MAX_RUNS`] runs.
+    pub fn check_runs(runs: usize) -> Result<()> {
+        if runs > MAX_RUNS {
             return Err(Error::Report(format!(
                 "a comparison holds at most {MAX_RUNS} runs"
             )));
         }
-        for report in runs.into_iter().flatten().filter_map(|r| r.get("report")) {
-            Report::check_version(match report.get("schema_version") {
-                None => Version::Missing,
-                Some(v) => v.as_u64().map_or(Version::NotWhole, Version::Whole),
-            })?;
-        }
-        serde_json::from_value(value)
-            .map_err(|e| Error::Report(format!("malformed comparison: {e}")))
+        Ok(())
     }
 
     /// As JSON.

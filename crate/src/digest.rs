@@ -131,11 +131,12 @@ impl Digest {
                 DigestClock {
                     cells: FIGURES.map(|f| clipped(row.cell(f))).to_vec(),
                     tick_ns: row.tick_ns,
+                    // What a caller there pays: a page's own JavaScript, where measured.
                     read_ns: c
                         .overhead
                         .as_ref()
                         .filter(|o| o.unusable.is_none())
-                        .and_then(|o| o.per_read_ns),
+                        .and_then(|o| o.own_per_read_ns.or(o.per_read_ns)),
                 }
             })
             .collect();

@@ -81,6 +81,16 @@ pub struct OverheadResult {
     /// of many blocks is the cost, so a gap costs a block, not the answer.
     #[serde(default)]
     pub gaps: Gaps,
+    /// Cost of one read made by the clock's own side (a page's JavaScript loop over
+    /// performance.now), in counts: the least over blocks of the same length taken in turn
+    /// with this code's, so [`OverheadResult::per_read_counts`] minus this is what crossing
+    /// into this code costs a read. None for a clock without such a side, or whose cost is
+    /// unusable (version 7 on).
+    #[serde(default)]
+    pub own_per_read_counts: Option<f64>,
+    /// The same in ns.
+    #[serde(default)]
+    pub own_per_read_ns: Option<f64>,
 }
 
 /// One timed block: its length in reads and what it gave a read, in counts (0 when the
@@ -149,6 +159,25 @@ pub fn repeat<T>(n: u64, mut read: impl FnMut() -> T) {
 /// equal) and the caller treats it as it would any block.
 #[inline(never)]
 fn block<C: Clock + ?Sized>(clock: &mut C, len: u64, wait: u64) -> (u64, u64, u64, u64) {
+    let (start, spun) = first_edge(clock, wait);
+    repeat(len - 1, || clock.read());
+    let (end, extra) = last_edge(clock, wait);
+    (start, end, len + extra, 1 + spun + len + extra)
+}
+
+/// [`block`] with its `len - 1` reads made by the clock's own side ([`Clock::read_many`]):
+/// the same edges, the same length, another caller.
+#[inline(never)]
+fn own_block<C: Clock + ?Sized>(clock: &mut C, len: u64, wait: u64) -> (u64, u64, u64, u64) {
+    let (start, spun) = first_edge(clock, wait);
+    clock.read_many(len - 1);
+    let (end, extra) = last_edge(clock, wait);
+    (start, end, len + extra, 1 + spun + len + extra)
+}
+
+/// The reading at which the clock first changes, within `wait` reads, and the reads spent.
+#[inline(always)]
+fn first_edge<C: Clock + ?Sized>(clock: &mut C, wait: u64) -> (u64, u64) {
     let before = clock.read();
     let mut start = before;
     let mut spun = 0u64;
@@ -156,9 +185,15 @@ fn block<C: Clock + ?Sized>(clock: &mut C, len: u64, wait: u64) -> (u64, u64, u6
         start = clock.read();
         spun += 1;
     }
-    repeat(len - 1, || clock.read());
+    (start, spun)
+}
+
+/// The reading at which the clock next changes, within about `wait` reads, and the reads
+/// spent after the first.
+#[inline(always)]
+fn last_edge<C: Clock + ?Sized>(clock: &mut C, wait: u64) -> (u64, u64) {
     // Checked every fourth read: a wait may be most of a coarse clock's block, and a check
-    // at every read would make its reads dearer than those of the loop above. The edge is
+    // at every read would make its reads dearer than those of the block's loop. The edge is
     // then known to within four reads, against blocks of thousands.
     let last = clock.read();
     let mut end = last;
@@ -170,7 +205,7 @@ fn block<C: Clock + ?Sized>(clock: &mut C, len: u64, wait: u64) -> (u64, u64, u6
         end = clock.read();
         extra += 4;
     }
-    (start, end, len + extra, 1 + spun + len + extra)
+    (end, extra)
 }
 
 /// Longest block tried, in reads.
@@ -258,11 +293,27 @@ pub fn measure<C: Clock + ?Sized>(
     clock.check_fault()?;
 
     let mut costs: Vec<f64> = Vec::new();
+    // A clock with a side of its own (a page's JavaScript) is also read from there, in
+    // blocks of the same length taken in turn with this code's: like with like, the least
+    // of each, and the crossing's cost their difference.
+    let has_own = clock.read_many(0);
+    let mut own_costs: Vec<f64> = Vec::new();
     let mut still = 0u64;
     // What the clock counted over the blocks, against the stopwatch over the same time.
     let mut counted = 0u64;
     let wall_from = run.elapsed();
     let stop = loop {
+        // The pair is one stretch of the watch: each turn is the same pair of blocks.
+        let mut own_all = 0;
+        if has_own {
+            let (a, b, n, all) = own_block(clock, len, wait);
+            own_all = all;
+            let d = info.diff(a, b);
+            if d > 0 && !info.looks_backwards(d) {
+                own_costs.push(d as f64 / n as f64);
+                counted = counted.saturating_add(d);
+            }
+        }
         let (a, b, n, all) = block(clock, len, wait);
         let d = info.diff(a, b);
         // A block over which the clock did not move says nothing of the read's cost.
@@ -274,7 +325,9 @@ pub fn measure<C: Clock + ?Sized>(
         }
         // At least one timed block even when the doubling used the whole budget. Each
         // check closes a block's stretch, watched for gaps.
-        if let Some(s) = run.check_watched(costs.len() as u64, Loop::Blocks, all as f64)? {
+        if let Some(s) =
+            run.check_watched(costs.len() as u64, Loop::Blocks, (all + own_all) as f64)?
+        {
             if !costs.is_empty() {
                 break s;
             }
@@ -330,6 +383,11 @@ pub fn measure<C: Clock + ?Sized>(
         })
     });
     let usable = unusable.is_none();
+    let own_per_read = own_costs
+        .iter()
+        .copied()
+        .reduce(f64::min)
+        .filter(|_| usable);
     Ok(OverheadResult {
         per_read_counts: per_read,
         per_read_ns: info.counts_to_ns(per_read).filter(|_| usable),
@@ -348,6 +406,8 @@ pub fn measure<C: Clock + ?Sized>(
         doubling,
         unusable,
         gaps: run.gaps().0,
+        own_per_read_counts: own_per_read,
+        own_per_read_ns: own_per_read.and_then(|c| info.counts_to_ns(c)),
     })
 }
 

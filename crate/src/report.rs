@@ -15,7 +15,7 @@ use crate::run::Gaps;
 use crate::tick::TickResult;
 
 /// Version of the report schema this crate writes and reads.
-pub const SCHEMA_VERSION: u32 = 6;
+pub const SCHEMA_VERSION: u32 = 7;
 
 /// Oldest version it reads: version 1 lacks the fields version 2 added (the data's quantum
 /// and exact tick, straddles, chance, pace, unusable figures), which read as absent; before
@@ -224,10 +224,7 @@ impl Report {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let value: serde_json::Value =
             serde_json::from_str(text).map_err(|e| Error::Report(format!("not JSON: {e}")))?;
-        Self::check_version(match value.get("schema_version") {
-            None => Version::Missing,
-            Some(v) => v.as_u64().map_or(Version::NotWhole, Version::Whole),
-        })?;
+        Self::check_version(Version::of(value.get("schema_version")))?;
         serde_json::from_value(value).map_err(|e| Error::Report(format!("malformed report: {e}")))
     }
 
@@ -276,6 +273,15 @@ pub enum Version {
     NotWhole,
     /// It is this whole number.
     Whole(u64),
+}
+
+impl Version {
+    /// The version a JSON document holds in a field (`None`: no such field).
+    pub fn of(field: Option<&serde_json::Value>) -> Self {
+        field.map_or(Version::Missing, |v| {
+            v.as_u64().map_or(Version::NotWhole, Version::Whole)
+        })
+    }
 }
 
 /// One line of the benchmark table (BENCHMARKS.md): the native benchmark and the page each

@@ -184,6 +184,71 @@ fn overhead_of_a_25ns_read() {
     assert!((r.min_block_ns.unwrap() - 100.0 * 26.0).abs() < 10.0);
 }
 
+/// A clock read through a crossing (40 ns a read) that its own side reads for 25 ns (a
+/// page's JavaScript): both costs come back, each from blocks of the same length.
+#[test]
+fn a_clocks_own_side_is_timed_beside_the_crossing() {
+    struct Crossing<C> {
+        inner: C,
+        tl: Timeline,
+    }
+    impl<C: Clock> Clock for Crossing<C> {
+        fn info(&self) -> &ticklab::clock::ClockInfo {
+            self.inner.info()
+        }
+        fn read(&mut self) -> u64 {
+            self.tl.advance(15_000); // the crossing, on top of the read's own 25 ns
+            self.inner.read()
+        }
+        fn read_many(&mut self, n: u64) -> bool {
+            self.tl.advance(n * 25_000);
+            true
+        }
+    }
+    let tl = Timeline::new(0);
+    let counter = Counter::new(
+        SimTime::new(&tl, 25_000, 0, 1),
+        Ratio::integer(1).unwrap(),
+        1,
+        64,
+    )
+    .unwrap();
+    let mut clock = Crossing {
+        inner: counter,
+        tl: tl.clone(),
+    };
+    let mut sw = tl.stopwatch();
+    let mut q = quiet;
+    let opts = OverheadOptions::new(Budget::new(0.2, 200).unwrap());
+    let mut run = Run::new(&mut sw, &mut q);
+    let r = overhead::measure(&mut clock, 1.0, &mut run, &opts).unwrap();
+    let (wasm, own) = (r.per_read_ns.unwrap(), r.own_per_read_ns.unwrap());
+    assert!((wasm - 40.0).abs() < 0.2, "{wasm}");
+    // The block's edges are read through the crossing: a few reads in its ~130 here (a
+    // 1 ns tick), in thousands behind a page's microseconds.
+    assert!(own > 25.0 && own < 25.0 * 1.03, "{own}");
+    assert!(r.pace.is_some_and(|p| p > 0.95 && p <= 1.0), "{:?}", r.pace);
+    assert!(
+        r.gaps.watched_s > 0.0,
+        "the blocks were watched for gaps: {:?}",
+        r.gaps
+    );
+    assert_eq!(r.gaps.count, 0, "{:?}", r.gaps);
+
+    // A clock with no side of its own has no such figure.
+    let mut plain = Counter::new(
+        SimTime::new(&tl, 25_000, 0, 1),
+        Ratio::integer(1).unwrap(),
+        1,
+        64,
+    )
+    .unwrap();
+    let mut sw = tl.stopwatch();
+    let mut run = Run::new(&mut sw, &mut q);
+    let r = overhead::measure(&mut plain, 1.0, &mut run, &opts).unwrap();
+    assert_eq!(r.own_per_read_ns, None);
+}
+
 /// A 1 ms clamp read for 20 ms: blocks far shorter than the Rule of 100 asks, whose error
 /// bound is many times the cost itself, give a dash with that reason, not a figure; and a
 /// clamp measured cheaper than the clock it reads underneath gives a dash too.

@@ -11,6 +11,53 @@ use web_sys::Performance;
 use crate::catalogue::{self, ClockId, Context, Entry};
 use crate::{ulp, CALIBRATION_MS};
 pub(crate) use ticklab_first::web::{float_clock, performance};
+use wasm_bindgen::prelude::wasm_bindgen;
+
+#[wasm_bindgen(raw_module = "../js-reads.js")]
+extern "C" {
+    /// `n` reads of performance.now by a plain JavaScript loop (www/js-reads.js).
+    #[wasm_bindgen(js_name = nowMany)]
+    fn now_many(perf: &Performance, n: f64) -> f64;
+}
+
+/// performance.now as the lab reads it, through WebAssembly, and as a page's own
+/// JavaScript reads it ([`Clock::read_many`]): the read cost a page's code pays, beside
+/// the lab's. The float clock is held, not boxed again: a second indirect call would
+/// cost every read the lab times.
+struct PerformanceNow {
+    inner: FloatClock<Box<dyn FnMut() -> f64>>,
+    perf: Performance,
+}
+
+impl Clock for PerformanceNow {
+    fn info(&self) -> &ClockInfo {
+        self.inner.info()
+    }
+    #[inline]
+    fn read(&mut self) -> u64 {
+        self.inner.read()
+    }
+    fn take_fault(&mut self) -> Option<ticklab::clock::ClockFault> {
+        self.inner.take_fault()
+    }
+    fn read_many(&mut self, n: u64) -> bool {
+        if n > 0 {
+            now_many(&self.perf, n as f64);
+        }
+        true
+    }
+}
+
+fn performance_now(info: ClockInfo, perf: &Performance) -> Box<dyn Clock> {
+    let p = perf.clone();
+    let source: Box<dyn FnMut() -> f64> = Box::new(move || p.now());
+    let mut inner = FloatClock::milliseconds(info.name.clone(), info.kind, source);
+    *inner.info_mut() = info;
+    Box::new(PerformanceNow {
+        inner,
+        perf: perf.clone(),
+    })
+}
 
 /// A clock under another name.
 struct Renamed<C> {
@@ -134,10 +181,7 @@ pub(crate) fn build(entry: &Entry, counter: Option<Int32Array>) -> Result<Built,
     let seed = 0x5eed_0000 ^ js_sys::Date::now() as u64;
     let sim = |tl: &Timeline| SimTime::new(tl, 25_000, 5_000, seed);
     let clock: Box<dyn Clock> = match entry.id {
-        ClockId::PerformanceNow | ClockId::PerformanceNowMain => {
-            let p = perf.clone();
-            float_clock(info, move || p.now())
-        }
+        ClockId::PerformanceNow | ClockId::PerformanceNowMain => performance_now(info, &perf),
         // Epoch milliseconds times 1e6 exceed 2^53: counts start a day before the first
         // reading, so the ns scaling stays exact (and a step back stays positive).
         ClockId::DateNow => {

@@ -435,13 +435,14 @@ impl Lab {
     }
 }
 
-/// The digest of a report's JSON text, `from` a file or the server, for the page's
-/// [`Lab::add_digest`]; made in a worker, so thirty files never hold up the page.
-/// Malformed, foreign and oversized reports are refused with a message.
+/// The digests of a report's JSON text (one) or a saved comparison's (one per engine and
+/// context that measured), `from` a file or the server, for the page's [`Lab::add_digest`];
+/// made in a worker, so thirty files never hold up the page. Malformed, foreign and
+/// oversized documents are refused with a message.
 #[wasm_bindgen]
 pub fn digest_report(text: &str, from: &str) -> Result<JsValue, JsError> {
-    let r = parse_report(text).map_err(|e| js_err(format!("Could not read {from}: {e}")))?;
-    to_js(&Digest::of(&r, from))
+    let d = digests_of(text, from).map_err(|e| js_err(format!("Could not read {from}: {e}")))?;
+    to_js(&d)
 }
 
 /// Runs the playground's simulated clock for knobs `{tick, jitter, read, per_n}` (the
@@ -476,10 +477,11 @@ pub fn run_clock(
     to_js(&report)
 }
 
-/// Refuses a report of `bytes` from `from` before it is read, if it is too large.
+/// Refuses a file of `bytes` from `from` before it is read, if it is too large to be a
+/// report or a comparison.
 #[wasm_bindgen]
 pub fn check_report_size(bytes: f64, from: &str) -> Result<(), JsError> {
-    Report::check_size(bytes.min(usize::MAX as f64) as usize)
+    ticklab::comparison::Comparison::check_size(bytes.min(usize::MAX as f64) as usize)
         .map_err(|e| js_err(format!("Could not read {from}: {e}")))
 }
 
@@ -499,29 +501,74 @@ fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, JsError> 
     from_js(v, "result")
 }
 
-fn parse_report(text: &str) -> Result<Report, ticklab::Error> {
+/// A field of a JSON object as the page's parser gave it (undefined if `v` is no object).
+fn field(v: &JsValue, name: &str) -> JsValue {
+    if v.is_object() {
+        Reflect::get(v, &name.into()).unwrap_or(JsValue::UNDEFINED)
+    } else {
+        JsValue::UNDEFINED
+    }
+}
+
+/// A document's version field, as found.
+fn version_of(v: &JsValue, name: &str) -> ticklab::report::Version {
     use ticklab::report::Version;
-    Report::check_size(text.len())?;
-    let v = js_sys::JSON::parse(text).map_err(|e| {
+    let f = field(v, name);
+    if f.is_undefined() {
+        return Version::Missing;
+    }
+    match f.as_f64() {
+        Some(f) if f >= 0.0 && f.fract() == 0.0 && f < 9e15 => Version::Whole(f as u64),
+        _ => Version::NotWhole,
+    }
+}
+
+/// A report's tree, checked and read.
+fn report_of(v: JsValue) -> Result<Report, ticklab::Error> {
+    Report::check_version(version_of(&v, "schema_version"))?;
+    serde_wasm_bindgen::from_value(v)
+        .map_err(|e| ticklab::Error::Report(format!("malformed report: {}", said(e))))
+}
+
+/// A report's or a comparison's JSON text, through the browser's parser.
+fn parse_any(text: &str) -> Result<JsValue, ticklab::Error> {
+    js_sys::JSON::parse(text).map_err(|e| {
         let why = e
             .dyn_ref::<js_sys::Error>()
             .map_or_else(|| "unreadable".to_string(), |e| String::from(e.message()));
         ticklab::Error::Report(format!("not JSON: {why}"))
-    })?;
-    let field = if v.is_object() {
-        Reflect::get(&v, &"schema_version".into()).unwrap_or(JsValue::UNDEFINED)
-    } else {
-        JsValue::UNDEFINED
-    };
-    let version = if field.is_undefined() {
-        Version::Missing
-    } else {
-        match field.as_f64() {
-            Some(f) if f >= 0.0 && f.fract() == 0.0 && f < 9e15 => Version::Whole(f as u64),
-            _ => Version::NotWhole,
+    })
+}
+
+/// The digests of a report (one) or of a comparison `ticklab browsers` saved (one per run
+/// that measured, named `from` and the run's heading), checked as the command checks them.
+fn digests_of(text: &str, from: &str) -> Result<Vec<Digest>, ticklab::Error> {
+    use ticklab::comparison::{self, Comparison};
+    Comparison::check_size(text.len())?;
+    let v = parse_any(text)?;
+    if field(&v, "ticklab_comparison").is_undefined() {
+        Report::check_size(text.len())?;
+        return Ok(vec![Digest::of(&report_of(v)?, from)]);
+    }
+    Comparison::check_format(version_of(&v, "ticklab_comparison"))?;
+    let runs: js_sys::Array = field(&v, "runs")
+        .dyn_into()
+        .map_err(|_| ticklab::Error::Report("malformed comparison: no runs".into()))?;
+    Comparison::check_runs(runs.length() as usize)?;
+    let mut out = Vec::new();
+    for run in runs.iter() {
+        let report = field(&run, "report");
+        if report.is_undefined() {
+            continue; // an engine that was missing or failed: nothing measured
         }
-    };
-    Report::check_version(version)?;
-    serde_wasm_bindgen::from_value(v)
-        .map_err(|e| ticklab::Error::Report(format!("malformed report: {}", said(e))))
+        let engine = field(&run, "engine").as_string().unwrap_or_default();
+        let head = comparison::heading(&engine, field(&run, "isolated").as_bool());
+        out.push(Digest::of(&report_of(report)?, &format!("{from}: {head}")));
+    }
+    if out.is_empty() {
+        return Err(ticklab::Error::Report(
+            "this comparison holds no run that measured".into(),
+        ));
+    }
+    Ok(out)
 }

@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::caveat::Caveat;
 use crate::clock::ClockKind;
 use crate::error::ErrorKind;
+use crate::overhead::OverheadResult;
 use crate::report::{ClockReport, CounterFrequency, Environment, Report};
 use crate::tick::{EdgeGrid, Grid, Method, TickEstimate, TickResult, Verdict};
 
@@ -273,15 +274,34 @@ pub fn verdict(c: &ClockReport) -> String {
         .map_or(DASH.into(), |t| verdict_label(t.verdict).into())
 }
 
-/// The cost of one read, or the dash (a note says why).
+/// The cost of one read, or the dash (a note says why). A page's clock read from its own
+/// JavaScript too gives that first, what a page's code pays (like with like across
+/// engines), then in brackets what the lab pays through WebAssembly.
 pub fn read_cost(c: &ClockReport) -> String {
     match &c.overhead {
-        Some(o) if o.unusable.is_none() => match o.per_read_ns {
-            Some(ns) => duration(ns),
-            None => counts(o.per_read_counts),
+        Some(o) if o.unusable.is_none() => match (o.per_read_ns, o.own_per_read_ns) {
+            (Some(ns), Some(own)) => format!("{} (wasm {})", duration(own), duration(ns)),
+            (Some(ns), None) => duration(ns),
+            (None, _) => counts(o.per_read_counts),
         },
         _ => DASH.into(),
     }
+}
+
+/// What crossing from the page's JavaScript into the lab's WebAssembly costs a read: the
+/// lab's cost less JavaScript's, from blocks of the same length taken in turn.
+pub fn crossing(o: &OverheadResult) -> Option<String> {
+    let (ns, own) = (o.per_read_ns?, o.own_per_read_ns?);
+    Some(if ns > own {
+        format!(
+            "Crossing from JavaScript into WebAssembly costs {} a read ({:.2}×; blocks of \
+             each, of the same length, in turn).",
+            duration(ns - own),
+            ns / own
+        )
+    } else {
+        "Crossing from JavaScript into WebAssembly costs nothing measurable.".into()
+    })
 }
 
 /// The shortest block worth timing (the Rule of 100), or the dash.
@@ -670,7 +690,8 @@ pub fn overhead_detail(c: &ClockReport) -> Option<String> {
     let o = c.overhead.as_ref()?;
     Some(match &o.unusable {
         Some(why) => format!("Read cost: {DASH} ({}).", caveat(why)),
-        None => format!(
+        None => {
+            format!(
             "One read costs {} (the least over {} blocks of {} reads; median {}). Time nothing \
              shorter than {} (the Rule of 100).",
             read_cost(c),
@@ -681,7 +702,8 @@ pub fn overhead_detail(c: &ClockReport) -> Option<String> {
                 o.per_read_ns.map(|n| n / o.per_read_counts)
             ),
             min_block(c),
-        ),
+        ) + &crossing(o).map(|w| format!(" {w}")).unwrap_or_default()
+        }
     })
 }
 
