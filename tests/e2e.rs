@@ -648,7 +648,7 @@ async fn refused_imports(c: &Client, files: &Path) -> Result<Vec<String>, String
         .find(Locator::Id("native-file"))
         .await
         .map_err(|e| e.to_string())?;
-    let imports: [(&str, &str, &str); 8] = [
+    let imports: [(&str, &str, &str); 11] = [
         (
             "100-mib.json",
             "a file of 100 MiB",
@@ -672,7 +672,7 @@ async fn refused_imports(c: &Client, files: &Path) -> Result<Vec<String>, String
         (
             "schema-999.json",
             "schema version 999",
-            "schema version 999; this ticklab reads versions 1 to 6",
+            "schema version 999; this ticklab reads versions 1 to 7",
         ),
         (
             "wrong-shape.json",
@@ -688,6 +688,21 @@ async fn refused_imports(c: &Client, files: &Path) -> Result<Vec<String>, String
             "deep.json",
             "arrays nested 100 000 deep",
             "Could not read deep.json: report: not JSON",
+        ),
+        (
+            "comparison-2.json",
+            "a comparison of format 2",
+            "Could not read comparison-2.json: report: a comparison of format 2; this ticklab reads format 1",
+        ),
+        (
+            "comparison-of-999.json",
+            "a comparison holding a report of schema 999",
+            "Could not read comparison-of-999.json: report: schema version 999; this ticklab reads versions 1 to 7",
+        ),
+        (
+            "comparison-unmeasured.json",
+            "a comparison whose one run has no report",
+            "Could not read comparison-unmeasured.json: report: this comparison holds no run that measured",
         ),
     ];
     for (name, what, want) in imports {
@@ -1002,6 +1017,21 @@ fn the_page_refuses_bad_input_and_imports_and_cancels_within_100_ms() {
     .unwrap();
     std::fs::write(files.join("deep.json"), "[".repeat(100_000)).unwrap();
     std::fs::write(files.join("no-generator.json"), r#"{"schema_version": 3}"#).unwrap();
+    std::fs::write(
+        files.join("comparison-2.json"),
+        r#"{"ticklab_comparison": 2, "runs": []}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        files.join("comparison-of-999.json"),
+        r#"{"ticklab_comparison": 1, "runs": [{"engine": "WebKit", "isolated": true, "report": {"schema_version": 999}}]}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        files.join("comparison-unmeasured.json"),
+        r#"{"ticklab_comparison": 1, "runs": [{"engine": "Safari", "failure": "not found"}]}"#,
+    )
+    .unwrap();
     let mut v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
     v["clocks"][0]["info"]["name"] = "<img src=x onerror=\"self.pwned=1\">".into();
