@@ -2512,9 +2512,12 @@ fn one_command_runs_every_engine_isolated_and_not() {
                 .overhead
                 .as_ref()
                 .is_none_or(|o| o.own_per_read_ns.is_none()))),
+            // A starved worker's blocks say little of either cost (a run said so above).
+            _ if ticklab::comparison::page_clock_starved(report) => {}
             (Some(_), Some(o)) if o.unusable.is_none() => {
                 let (wasm, js) = (o.per_read_ns.unwrap(), o.own_per_read_ns.unwrap());
-                // The crossing adds to a read; it cannot take away more than noise.
+                // The crossing adds to a read (26 to 43 % here); the least of a few blocks
+                // of each, taken in turn, cannot turn that round beyond noise.
                 assert!(
                     js > 0.0 && js <= wasm * 1.1,
                     "{}: {js} ns from JS, {wasm} ns via wasm",
