@@ -28,10 +28,48 @@ pub const CHROMIUM_ARGS: [&str; 9] = [
 pub struct Guard(pub Child);
 
 impl Drop for Guard {
+    /// Asks the program to end (SIGTERM) and waits a second before killing it: an X server
+    /// killed outright leaves its lock file behind, and a machine that ran a few hundred
+    /// browser sessions had no display number left.
     fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Ok(pid) = i32::try_from(self.0.id()) {
+            // SAFETY: kill(2) on our own child, which has not been waited for.
+            unsafe { libc::kill(pid, libc::SIGTERM) };
+            let asked = Instant::now();
+            while asked.elapsed() < Duration::from_secs(1) {
+                if matches!(self.0.try_wait(), Ok(Some(_))) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
+}
+
+/// Whether X display `n` is free: no lock, or a lock left by a server that is gone (whose
+/// lock and socket are then removed, as an X server would remove them itself).
+fn display_free(n: u32) -> bool {
+    let lock = format!("/tmp/.X{n}-lock");
+    let socket = format!("/tmp/.X11-unix/X{n}");
+    let Ok(text) = std::fs::read_to_string(&lock) else {
+        return !Path::new(&lock).exists() && !Path::new(&socket).exists();
+    };
+    #[cfg(unix)]
+    if let Ok(pid) = text.trim().parse::<i32>() {
+        // SAFETY: kill(2) with signal 0 only asks whether the process exists.
+        let gone = pid > 0
+            && unsafe { libc::kill(pid, 0) } == -1
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        if gone {
+            let _ = std::fs::remove_file(&socket);
+            return std::fs::remove_file(&lock).is_ok();
+        }
+    }
+    let _ = text;
+    false
 }
 
 /// A port nothing listens on just now.
@@ -226,10 +264,7 @@ pub fn minibrowser() -> Option<PathBuf> {
 /// with its name (":93"). It is ready when its socket exists (within 10 s).
 fn virtual_display(size: (u32, u32)) -> Result<(Guard, String), String> {
     let xvfb = which("Xvfb").ok_or("no Xvfb on PATH (apt-get install xvfb)")?;
-    let free = (90..400).find(|n| {
-        !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-            && !Path::new(&format!("/tmp/.X{n}-lock")).exists()
-    });
+    let free = (90..400).find(|&n| display_free(n));
     let n = free.ok_or("no free X display number")?;
     let guard = Guard(
         Command::new(xvfb)
@@ -483,4 +518,23 @@ async fn open_with(
         port,
         profile,
     })
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::display_free;
+
+    /// A lock whose server is gone frees its display; a live one's does not. Display 89 is
+    /// below the numbers the driver starts servers on.
+    #[test]
+    fn a_stale_x_lock_frees_its_display() {
+        let lock = "/tmp/.X89-lock";
+        std::fs::write(lock, format!("{:>10}\n", i32::MAX - 7)).unwrap();
+        assert!(display_free(89));
+        assert!(!std::path::Path::new(lock).exists());
+        std::fs::write(lock, format!("{:>10}\n", std::process::id())).unwrap();
+        assert!(!display_free(89));
+        std::fs::remove_file(lock).unwrap();
+        assert!(display_free(89));
+    }
 }
