@@ -151,6 +151,19 @@ fn run_prints_a_summary_and_json_round_trips() {
         t.contains("read cost") && t.contains("CLOCK_MONOTONIC"),
         "{t}"
     );
+    // The machine's clocks ranked against Instant, as the page ranks its own against
+    // performance.now: both measured, the finest named first.
+    let ranking = t
+        .lines()
+        .find(|l| l.starts_with("Finest clock this machine has: "))
+        .unwrap_or_else(|| panic!("no ranking line: {t}"));
+    let all = ranking.split("All, finest first: ").nth(1).unwrap_or("");
+    assert!(
+        all.contains("Instant ")
+            && all.contains("CLOCK_MONOTONIC ")
+            && !ranking.contains("not measured"),
+        "{ranking}"
+    );
     let json = stdout_of(&["run", "--clock", "monotonic", "--time", "0.05", "--json"]);
     let r = Report::from_json(&json).unwrap();
     assert_eq!(r.clocks.len(), 1);

@@ -45,6 +45,7 @@ pub mod interpolate;
 pub mod lab;
 pub mod overhead;
 pub mod present;
+pub mod ranking;
 pub mod report;
 pub mod rng;
 pub mod run;

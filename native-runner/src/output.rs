@@ -124,6 +124,11 @@ pub fn emit(report: &Report, o: &Output, view: View) -> Result<(), CliError> {
         View::Overhead => overhead_table(report),
         View::Fit => fit_table(report),
     };
+    if view == View::Summary {
+        if let Some(line) = machine_ranking(report) {
+            text.push_str(&format!("\n{line}\n"));
+        }
+    }
     for f in &report.environment.counters {
         text.push_str(&frequency_line(f));
     }
@@ -133,6 +138,23 @@ pub fn emit(report: &Report, o: &Output, view: View) -> Result<(), CliError> {
         text.push_str(&format!("\n{why}\n"));
     }
     print(&text)
+}
+
+/// A machine's clocks ranked, finest first, against `std::time::Instant` (what a program
+/// times with when it asks for nothing else), as the page ranks its clocks against
+/// performance.now. None for a page's report: only the page knows how its clocks are read.
+fn machine_ranking(report: &Report) -> Option<String> {
+    use ticklab::ranking::{step, Ranking, Reading};
+    if report.environment.platform == Some(ticklab::report::Platform::Browser) {
+        return None;
+    }
+    let steps = report
+        .clocks
+        .iter()
+        .filter_map(|c| step(c, Reading::AtWill))
+        .collect();
+    let r = Ranking::of(steps, crate::clocks::std_clock::INSTANT, "Instant")?;
+    Some(present::ranking(&r, "this machine has"))
 }
 
 /// A counter's frequency on a line of its own, after a table.

@@ -12,7 +12,6 @@
 pub mod catalogue;
 pub mod class;
 pub mod playground;
-pub mod ranking;
 pub mod session;
 pub mod settings;
 

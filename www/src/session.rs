@@ -389,14 +389,24 @@ impl Session {
         Ok(self.add(id, report))
     }
 
-    /// The line ranking the clocks measured so far, finest first.
+    /// The line ranking the clocks measured so far, finest first, against performance.now
+    /// (the worker's): the core's ranking, each clock read as its place says.
     pub fn ranking(&self) -> Option<String> {
+        use ticklab::ranking::{step, Ranking, Reading};
         let steps = self
             .results
             .iter()
-            .filter_map(|(id, r)| crate::ranking::step(*id, self.entry(*id).place, r))
+            .filter_map(|(id, r)| {
+                let reading = match (self.entry(*id).place, id) {
+                    (_, ClockId::EventTiming) => Reading::Durations,
+                    (Place::Sampled, _) => Reading::AtItsMoments,
+                    _ => Reading::AtWill,
+                };
+                step(r, reading)
+            })
             .collect();
-        crate::ranking::line(steps)
+        let r = Ranking::of(steps, ticklab::digest::PAGE_NOW, "performance.now")?;
+        Some(present::ranking(&r, "this page built"))
     }
 
     /// The report of the run, the same schema as `ticklab run --json`, kept here.

@@ -11,6 +11,7 @@ use crate::caveat::Caveat;
 use crate::clock::ClockKind;
 use crate::error::ErrorKind;
 use crate::overhead::OverheadResult;
+use crate::ranking::Ranking;
 use crate::report::{ClockReport, CounterFrequency, Environment, Report};
 use crate::tick::{EdgeGrid, Grid, Method, TickEstimate, TickResult, Verdict};
 
@@ -727,8 +728,106 @@ pub fn fit_detail(c: &ClockReport) -> Option<String> {
     })
 }
 
+/// A ranking in words: the finest clock first, against the one everyone already has;
+/// `whose` says where the clocks are ("this page built", "this machine has").
+pub fn ranking(r: &Ranking, whose: &str) -> String {
+    let best = &r.steps[r.best];
+    let label = &r.reference_label;
+    let against = match r.reference {
+        Some(at) if at == r.best => format!("no clock {whose} is finer than {label}"),
+        Some(at) => match r.finer() {
+            Some(x) => format!(
+                "{} finer than {label} ({})",
+                times(x),
+                duration(r.steps[at].ns)
+            ),
+            None => format!("as fine as {label} ({})", duration(r.steps[at].ns)),
+        },
+        None => format!("{label} was not measured"),
+    };
+    let each: Vec<String> = r
+        .steps
+        .iter()
+        .map(|s| {
+            let how = if s.cadence { " (its updates)" } else { "" };
+            format!("{} {}{how}", s.name, duration(s.ns))
+        })
+        .collect();
+    format!(
+        "Finest clock {whose}: {}, {}: {against}. All, finest first: {}.",
+        best.name,
+        duration(best.ns),
+        each.join(" · ")
+    )
+}
+
+/// A ratio of steps, to the precision it deserves: "1.8×", "12×", "1 200×".
+fn times(r: f64) -> String {
+    if r < 10.0 {
+        format!("{r:.1}×")
+    } else {
+        let digits = r.round() as u64;
+        let mut s = digits.to_string();
+        // Thousands set apart by a thin space, as the page writes counts.
+        let mut i = s.len();
+        while i > 3 {
+            i -= 3;
+            s.insert(i, '\u{2009}');
+        }
+        format!("{s}×")
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_ranking_in_words() {
+        use crate::ranking::{Ranking, Step};
+        let s = |name: &str, ns: f64, cadence: bool| Step {
+            name: name.into(),
+            ns,
+            cadence,
+        };
+        let now = "performance.now";
+        let r = Ranking::of(
+            vec![
+                s("rAF", 16.8e6, true),
+                s(now, 100_000.0, false),
+                s("MessageChannel", 8_000.0, false),
+            ],
+            now,
+            now,
+        )
+        .unwrap();
+        let words = ranking(&r, "this page built");
+        assert!(
+            words.starts_with(
+                "Finest clock this page built: MessageChannel, 8.000 µs: 13× finer than \
+                 performance.now (100.000 µs). All, finest first: MessageChannel 8.000 µs"
+            ),
+            "{words}"
+        );
+        assert!(words.contains("rAF 16.800 ms (its updates)"), "{words}");
+        let r = Ranking::of(
+            vec![s("rAF", 16.8e6, true), s(now, 100_000.0, false)],
+            now,
+            now,
+        );
+        let words = ranking(&r.unwrap(), "this page built");
+        assert!(
+            words.contains("no clock this page built is finer than performance.now"),
+            "{words}"
+        );
+        let r = Ranking::of(vec![s("rdtsc", 0.385, false)], "Instant", "Instant").unwrap();
+        let words = ranking(&r, "this machine has");
+        assert!(
+            words.contains("rdtsc, 0.3850 ns: Instant was not measured"),
+            "{words}"
+        );
+        assert_eq!(times(1234.4), "1\u{2009}234×");
+        assert_eq!(times(1.84), "1.8×");
+    }
+
     use super::*;
     use crate::clock::{ClockInfo, CountPeriod};
 

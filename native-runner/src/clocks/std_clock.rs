@@ -24,10 +24,13 @@ impl Clock for InstantClock {
     }
 }
 
+/// The name of `std::time::Instant` among the clocks.
+pub const INSTANT: &str = "Instant";
+
 /// Instant as a clock of ns since now.
 pub fn instant() -> InstantClock {
     InstantClock {
-        info: ClockInfo::new("Instant", ClockKind::Monotonic, CountPeriod::NANOSECOND)
+        info: ClockInfo::new(INSTANT, ClockKind::Monotonic, CountPeriod::NANOSECOND)
             .with_description("std::time::Instant (CLOCK_MONOTONIC on Linux, mach time on macOS)"),
         start: Instant::now(),
     }
