@@ -1197,8 +1197,13 @@ fn ctrl_c_keeps_what_was_measured() {
             "{cmd}: {stderr}"
         );
         let report = Report::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        let why = report.interrupted.clone().expect("marked interrupted");
-        assert!(why.contains("clocks measured"), "{cmd}: {why}");
+        let i = report.interruption.clone().expect("marked interrupted");
+        assert!(i.measured <= i.total && i.measured >= 1, "{cmd}: {i:?}");
+        let why = ticklab::present::interrupted(&report).unwrap();
+        assert!(
+            why.contains("clocks measured") && why.contains(&i.clock),
+            "{cmd}: {why}"
+        );
         // The last clock measured (an unavailable one has nothing to keep): the experiments
         // it finished, in the command's order, then at most the one cut short, recorded as
         // cancelled, and nothing after it.
@@ -1258,7 +1263,7 @@ fn ctrl_c_keeps_what_was_measured() {
         .assert()
         .success();
     let report = Report::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    assert_eq!((report.interrupted, report.clocks.len()), (None, 1));
+    assert_eq!((report.interruption, report.clocks.len()), (None, 1));
 }
 
 /// `ticklab analyze --json` of `args`: one series' report, or each of a table's columns.

@@ -184,10 +184,28 @@ pub struct Report {
     pub environment: Environment,
     /// One entry per clock.
     pub clocks: Vec<ClockReport>,
-    /// Why the run stopped before its end, when it did (Ctrl-C): the clocks are what was
-    /// measured until then, the last one perhaps in part.
+    /// Where Ctrl-C stopped the run, when it did: the clocks are what was measured until
+    /// then, the last one perhaps in part (version 7 on; its words are
+    /// [`crate::present::interrupted`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interruption: Option<Interruption>,
+    /// The same, as reports before version 7 said it: a sentence, shown as written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interrupted: Option<String>,
+}
+
+/// Where Ctrl-C stopped a run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Interruption {
+    /// The clock it stopped at.
+    pub clock: String,
+    /// Whether it came while that clock was measured (which is kept in part), rather than
+    /// before it began.
+    pub during: bool,
+    /// Clocks the report holds.
+    pub measured: u64,
+    /// Clocks the run was to measure.
+    pub total: u64,
 }
 
 impl Report {
@@ -198,6 +216,7 @@ impl Report {
             generator: format!("ticklab {}", env!("CARGO_PKG_VERSION")),
             environment,
             clocks: Vec::new(),
+            interruption: None,
             interrupted: None,
         }
     }

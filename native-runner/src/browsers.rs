@@ -466,7 +466,7 @@ pub fn emit(c: &Comparison, o: &Output, cell: Cell) -> Result<(), CliError> {
                         )
                     });
                 }
-                if let Some(why) = &r.interrupted {
+                if let Some(why) = ticklab::present::interrupted(r) {
                     line.push_str(&format!(" ({why})"));
                 }
             }

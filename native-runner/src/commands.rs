@@ -169,7 +169,7 @@ fn measure(entries: Vec<Entry>, plan: &Plan, deadline: Option<f64>) -> Report {
     let mut interrupted = None;
     for (i, e) in entries.into_iter().enumerate() {
         if progress::interrupted() {
-            interrupted = Some(format!("before {}", e.info.name));
+            interrupted = Some((e.info.name.clone(), false));
             break;
         }
         let name = e.info.name.clone();
@@ -190,17 +190,17 @@ fn measure(entries: Vec<Entry>, plan: &Plan, deadline: Option<f64>) -> Report {
         };
         clocks_run.push(r);
         if cut {
-            interrupted = Some(format!("during {name}, which is kept in part"));
+            interrupted = Some((name, true));
             break;
         }
     }
     bars.finish();
     let mut report = Report::new(environment(clocks::frequencies()));
-    report.interrupted = interrupted.map(|when| {
-        format!(
-            "interrupted (Ctrl-C) {when}: {} of {total} clocks measured",
-            clocks_run.len()
-        )
+    report.interruption = interrupted.map(|(clock, during)| ticklab::report::Interruption {
+        clock,
+        during,
+        measured: clocks_run.len() as u64,
+        total: total as u64,
     });
     ticklab::lab::check_bases(&mut clocks_run.iter_mut().collect::<Vec<_>>());
     report.clocks = clocks_run;
@@ -239,7 +239,7 @@ fn save(report: &Report, to: Option<&std::path::Path>) -> Result<(), CliError> {
 
 /// Exit 130 with what Ctrl-C left, when it was pressed.
 fn interrupted(report: &Report, saved: Option<&std::path::Path>) -> Result<(), CliError> {
-    match &report.interrupted {
+    match present::interrupted(report) {
         None => Ok(()),
         Some(why) => Err(CliError::Interrupted(match saved {
             Some(p) => format!("{why}; saved to {}, marked interrupted", p.display()),

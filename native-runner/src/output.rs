@@ -134,7 +134,7 @@ pub fn emit(report: &Report, o: &Output, view: View) -> Result<(), CliError> {
     }
     text.push_str(&notes(report));
     // A saved report that Ctrl-C cut short says so wherever it is shown.
-    if let Some(why) = &report.interrupted {
+    if let Some(why) = present::interrupted(report) {
         text.push_str(&format!("\n{why}\n"));
     }
     print(&text)

@@ -728,6 +728,25 @@ pub fn fit_detail(c: &ClockReport) -> Option<String> {
     })
 }
 
+/// Why a run stopped before its end (Ctrl-C), when it did.
+pub fn interrupted(r: &Report) -> Option<String> {
+    match &r.interruption {
+        Some(i) => Some(format!(
+            "interrupted (Ctrl-C) {} {}{}: {} of {} clocks measured",
+            if i.during { "during" } else { "before" },
+            i.clock,
+            if i.during {
+                ", which is kept in part"
+            } else {
+                ""
+            },
+            i.measured,
+            i.total
+        )),
+        None => r.interrupted.clone(),
+    }
+}
+
 /// A ranking in words: the finest clock first, against the one everyone already has;
 /// `whose` says where the clocks are ("this page built", "this machine has").
 pub fn ranking(r: &Ranking, whose: &str) -> String {
@@ -780,6 +799,25 @@ fn times(r: f64) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_interruption_in_words_and_an_older_reports_sentence() {
+        let mut r = Report::new(Default::default());
+        assert_eq!(interrupted(&r), None);
+        r.interruption = Some(crate::report::Interruption {
+            clock: "rdtsc".into(),
+            during: true,
+            measured: 3,
+            total: 9,
+        });
+        assert_eq!(
+            interrupted(&r).unwrap(),
+            "interrupted (Ctrl-C) during rdtsc, which is kept in part: 3 of 9 clocks measured"
+        );
+        let mut old = Report::new(Default::default());
+        old.interrupted = Some("interrupted (Ctrl-C) before gettimeofday: 2 of 9".into());
+        assert_eq!(interrupted(&old), old.interrupted);
+    }
+
     #[test]
     fn a_ranking_in_words() {
         use crate::ranking::{Ranking, Step};
