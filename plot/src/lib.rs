@@ -51,8 +51,6 @@ pub enum View {
     DiffSorted,
     /// A histogram of the timings.
     Histogram,
-    /// The edge-to-edge intervals in the order taken.
-    Edges,
     /// The reads counted in each tick: a fixed grid's edges or a jittered clamp's.
     Grid,
     /// The read cost of every timed block.
@@ -74,7 +72,6 @@ impl View {
             "sorted" => View::Sorted,
             "diff_sorted" => View::DiffSorted,
             "histogram" => View::Histogram,
-            "edges" => View::Edges,
             "grid" => View::Grid,
             "overhead" => View::Overhead,
             "fit" => View::Fit(fit),
@@ -90,7 +87,6 @@ impl View {
             View::Sorted => "sorted",
             View::DiffSorted => "diff_sorted",
             View::Histogram => "histogram",
-            View::Edges => "edges",
             View::Grid => "grid",
             View::Overhead => "overhead",
             View::Fit(_) => "fit",
@@ -174,7 +170,7 @@ fn tick<DB: DrawingBackend>(
     t: &TickResult,
     view: View,
 ) -> PlotResult {
-    let src = if view == View::Edges || t.timings_sample.is_empty() {
+    let src = if t.timings_sample.is_empty() {
         &t.edge_intervals
     } else {
         &t.timings_sample
@@ -841,6 +837,20 @@ pub fn class_ticks<DB: DrawingBackend>(
 
 #[cfg(test)]
 mod tests {
+    /// The page draws the tick's views by the names the core's plots take, in their order:
+    /// lab.js holds the list, and this fails when the two drift.
+    #[test]
+    fn the_pages_tick_views_are_these() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let lab = std::fs::read_to_string(root.join("www/lab.js")).unwrap();
+        let names: Vec<String> = View::TICK
+            .iter()
+            .map(|v| format!("\"{}\"", v.name()))
+            .collect();
+        let list = format!("for (const v of [{}])", names.join(", "));
+        assert!(lab.contains(&list), "lab.js does not draw {list}");
+    }
+
     use super::*;
 
     #[test]

@@ -282,7 +282,7 @@ impl Lab {
         to_js(&self.session.detail(id))
     }
 
-    /// Draws `view` ("raw", "sorted", "diff_sorted", "histogram", "edges", "overhead",
+    /// Draws `view` ("raw", "sorted", "diff_sorted", "histogram", "grid", "overhead",
     /// "fit", "excess"; `fit` picks the fit) of clock `id` (or "playground") on `canvas`.
     pub fn draw(
         &self,

@@ -245,13 +245,66 @@ pub(crate) fn app(site: Site, isolation: bool, class: Option<Router>) -> Router 
         .layer(set("x-content-type-options", "nosniff"))
         .layer(set("referrer-policy", "no-referrer"))
         .layer(set("cache-control", "no-cache"))
-        .layer(set("cross-origin-resource-policy", "same-origin"));
+        .layer(set(CORP.0, CORP.1));
     if isolation {
-        app = app
-            .layer(set("cross-origin-opener-policy", "same-origin"))
-            .layer(set("cross-origin-embedder-policy", "require-corp"));
+        for (name, value) in ISOLATION {
+            app = app.layer(set(name, value));
+        }
     }
     app
+}
+
+/// The resource policy every response carries: the page's files are its own.
+pub const CORP: (&str, &str) = ("cross-origin-resource-policy", "same-origin");
+
+/// The headers that make the page cross-origin isolated (its service worker adds the same
+/// on a static host that cannot: a test holds sw.js to these).
+pub const ISOLATION: [(&str, &str); 2] = [
+    ("cross-origin-opener-policy", "same-origin"),
+    ("cross-origin-embedder-policy", "require-corp"),
+];
+
+#[cfg(test)]
+mod drift {
+    use super::{CORP, CSP, ISOLATION, REPORT_PATH};
+
+    fn site(file: &str) -> String {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        std::fs::read_to_string(root.join(file)).unwrap()
+    }
+
+    /// What the server sends and what the page's files say of it are one fact: the pages'
+    /// CSP, the service worker's isolation headers, and the path Compare fetches the
+    /// machine's report from.
+    #[test]
+    fn the_pages_files_say_what_the_server_sends() {
+        // A meta tag cannot say frame-ancestors (browsers ignore it there): the rest is one.
+        let meta = CSP
+            .strip_suffix("; frame-ancestors 'none'")
+            .expect("the server's CSP forbids framing");
+        for page in ["index.html", "class.html"] {
+            let text = site(page);
+            assert!(
+                text.contains(&format!(
+                    "<meta http-equiv=\"Content-Security-Policy\" content=\"{meta}\">"
+                )),
+                "{page}'s CSP is not the server's"
+            );
+        }
+        let sw = site("sw.js").to_ascii_lowercase();
+        for (name, value) in ISOLATION.iter().chain([&CORP]) {
+            assert!(
+                sw.contains(&format!("headers.set(\"{name}\", \"{value}\")")),
+                "sw.js does not set {name}: {value}"
+            );
+        }
+        let compare = site("www/compare.js");
+        let path = REPORT_PATH.trim_start_matches('/');
+        assert!(
+            compare.contains(&format!("const NATIVE_REPORT = \"{path}\";")),
+            "compare.js does not fetch {REPORT_PATH}"
+        );
+    }
 }
 
 /// The page to serve: `--root`'s directory, or the one this binary carries.
