@@ -67,6 +67,30 @@ fn csv_of(header: &[&str], rows: &[Vec<String>]) -> String {
     out
 }
 
+/// Wall against CPU time as CSV: a row per matrix size, in seconds and MFLOPS.
+pub fn cpu_wall_csv(r: &crate::cpu_wall::CpuWall) -> String {
+    csv(
+        &[
+            "n",
+            "wall_s",
+            "process_cpu_s",
+            "thread_cpu_s",
+            "mflops_wall",
+            "mflops_cpu",
+        ],
+        r.matmul.iter().map(|row| {
+            vec![
+                row.n.to_string(),
+                row.wall_s.to_string(),
+                opt(row.process_cpu_s),
+                opt(row.thread_cpu_s),
+                row.mflops_wall.to_string(),
+                opt(row.mflops_cpu),
+            ]
+        }),
+    )
+}
+
 /// One row per clock: claim, tick, verdict, read cost, the first fit's slopes, and every
 /// note the command and the page show for it.
 pub fn summary(report: &Report) -> String {

@@ -37,6 +37,7 @@ pub mod calibrate;
 pub mod caveat;
 pub mod clock;
 pub mod comparison;
+pub mod cpu_wall;
 pub mod digest;
 pub mod error;
 pub mod export;

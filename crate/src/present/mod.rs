@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::caveat::Caveat;
 use crate::clock::ClockKind;
+use crate::cpu_wall::CpuWall;
 use crate::error::ErrorKind;
 use crate::overhead::OverheadResult;
 use crate::ranking::Ranking;
@@ -726,6 +727,53 @@ pub fn fit_detail(c: &ClockReport) -> Option<String> {
             counts_or_duration(f.tick_counts, f.ns_per_count),
         ),
     })
+}
+
+/// The columns of the multiply's table, as [`cpu_wall_cells`] fills them.
+pub const CPU_WALL_COLUMNS: [&str; 6] = [
+    "N",
+    "wall",
+    "process CPU",
+    "thread CPU",
+    "MFLOPS (wall)",
+    "MFLOPS (thread CPU)",
+];
+
+/// The multiply's rows in words, under [`CPU_WALL_COLUMNS`].
+pub fn cpu_wall_cells(r: &CpuWall) -> Vec<Vec<String>> {
+    let secs = |s: f64| duration(s * 1e9);
+    let opt = |s: Option<f64>| s.map_or(DASH.into(), secs);
+    r.matmul
+        .iter()
+        .map(|row| {
+            vec![
+                row.n.to_string(),
+                secs(row.wall_s),
+                opt(row.process_cpu_s),
+                opt(row.thread_cpu_s),
+                format!("{:.0}", row.mflops_wall),
+                row.mflops_cpu.map_or(DASH.into(), |v| format!("{v:.0}")),
+            ]
+        })
+        .collect()
+}
+
+/// What goes above the multiply's table, and the memory passes below it.
+pub fn cpu_wall_words(r: &CpuWall) -> (String, String) {
+    let c = &r.cold_vs_warm;
+    (
+        format!("matrix multiply, minimum of {} runs per N:", r.runs),
+        format!(
+            "sum of square roots over {} MiB of fresh memory:\n  first pass (cold: page \
+             faults) {}\n  warm passes (minimum of 4)     {}\n  cold / warm {:.2}; the sum is \
+             {} because fresh memory is zero-filled",
+            c.mib,
+            duration(c.cold_s * 1e9),
+            duration(c.warm_s * 1e9),
+            c.ratio,
+            c.sum
+        ),
+    )
 }
 
 /// Why a run stopped before its end (Ctrl-C), when it did.

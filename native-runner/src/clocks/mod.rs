@@ -63,17 +63,24 @@ pub enum NativeClock {
     Mach(macos::MachClock),
 }
 
-/// Runs `$body` with `$c` bound to the concrete clock inside `$self`.
+/// Runs `$body` with `$c` bound to the concrete clock inside `$self`; a boxed clock is
+/// opened (`&mut **b`), or handed over as its box with `@owned`.
 macro_rules! each {
     ($self:expr, $c:ident => $body:expr) => {
+        each!(@ $self, $c => $body, |b| &mut **b)
+    };
+    (@owned $self:expr, $c:ident => $body:expr) => {
+        each!(@ $self, $c => $body, |b| b)
+    };
+    (@ $self:expr, $c:ident => $body:expr, |$b:ident| $open:expr) => {
         match $self {
             NativeClock::Instant($c) => $body,
-            NativeClock::Clamp(b) => {
-                let $c = &mut **b;
+            NativeClock::Clamp($b) => {
+                let $c = $open;
                 $body
             }
-            NativeClock::Interpolated(b) => {
-                let $c = &mut **b;
+            NativeClock::Interpolated($b) => {
+                let $c = $open;
                 $body
             }
             #[cfg(unix)]
@@ -102,6 +109,11 @@ impl NativeClock {
     /// Runs `v` on the clock.
     pub fn visit<V: Visitor>(&mut self, v: V) -> V::Output {
         each!(self, c => v.visit(c))
+    }
+
+    /// The clock as the core's trait object, for an experiment that takes any clock.
+    pub fn boxed(self) -> Box<dyn Clock> {
+        each!(@owned self, c => Box::new(c))
     }
 }
 
