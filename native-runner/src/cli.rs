@@ -179,13 +179,11 @@ pub enum WorkloadArg {
     Matmul,
 }
 
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Unit {
-    S,
-    Ms,
-    Us,
-    Ns,
-    Ticks,
+/// `--unit`: the core's units, by the names the core gives them.
+fn unit_parser() -> impl clap::builder::TypedValueParser<Value = ticklab::unit::Unit> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(ticklab::unit::Unit::ALL.map(|u| u.key()))
+        .try_map(|key: String| ticklab::unit::Unit::parse(&key))
 }
 
 #[derive(Args, Debug)]
@@ -200,8 +198,8 @@ pub struct AnalyzeArgs {
     pub column: Option<String>,
     /// Unit of plain numbers (the tools' files carry their own); without it, ticks, or
     /// for readings of the years 2000 to 2100 the epoch unit their size says.
-    #[arg(long, value_enum)]
-    pub unit: Option<Unit>,
+    #[arg(long, value_parser = unit_parser())]
+    pub unit: Option<ticklab::unit::Unit>,
     /// Read the values as a clock's readings (the tick divides the intervals between
     /// them), whatever they look like.
     #[arg(long, conflicts_with = "durations")]

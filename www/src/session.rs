@@ -449,14 +449,7 @@ impl Session {
         read_as: &str,
         json: JsonParser,
     ) -> Result<Analyzed, String> {
-        let unit = match unit {
-            "s" => Unit::S,
-            "ms" => Unit::Ms,
-            "us" => Unit::Us,
-            "ns" => Unit::Ns,
-            "ticks" => Unit::Ticks,
-            other => return Err(format!("unit '{other}': expected s, ms, us, ns or ticks")),
-        };
+        let unit = Unit::parse(unit)?;
         let forced = match read_as {
             "auto" => None,
             "durations" => Some(analyze::Kind::Durations),
@@ -625,6 +618,26 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The page's unit menu offers the core's units, by their names, each once.
+    #[test]
+    fn the_analysis_form_offers_the_cores_units() {
+        let page =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../index.html")).unwrap();
+        let at = page
+            .find("<select id=\"analyze-unit\"")
+            .expect("the unit menu");
+        let menu = &page[at..at + page[at..].find("</select>").unwrap()];
+        let mut offered: Vec<&str> = menu
+            .split("<option value=\"")
+            .skip(1)
+            .filter_map(|o| o.split('"').next())
+            .collect();
+        offered.sort_unstable();
+        let mut units: Vec<&str> = Unit::ALL.iter().map(|u| u.key()).collect();
+        units.sort_unstable();
+        assert_eq!(offered, units);
+    }
 
     #[test]
     fn a_run_keeps_its_results_and_only_export_hands_out_the_report() {

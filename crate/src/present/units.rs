@@ -5,13 +5,7 @@ use crate::unit::{ns_per_unit, Unit};
 
 /// The unit's name in words and CSV ("ms"; "ticks" when none is known).
 pub fn unit_name(u: Option<Unit>) -> &'static str {
-    match u {
-        Some(Unit::S) => "s",
-        Some(Unit::Ms) => "ms",
-        Some(Unit::Us) => "us",
-        Some(Unit::Ns) => "ns",
-        Some(Unit::Ticks) | None => "ticks",
-    }
+    u.unwrap_or(Unit::Ticks).key()
 }
 
 /// A duration in the series' unit, readable: "41.67 ns", or "3.5 ticks" when the unit is

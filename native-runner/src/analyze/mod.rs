@@ -15,23 +15,11 @@ use ticklab::present::{
 use ticklab::stats::Band;
 use ticklab::tick::{Method, TickEstimate};
 
-use crate::cli::{AnalyzeArgs, Unit};
+use crate::cli::AnalyzeArgs;
 use crate::output::{self, Table};
 use crate::CliError;
 
 pub use ticklab::analyze::{Format, Series};
-
-impl From<Unit> for core::Unit {
-    fn from(u: Unit) -> Self {
-        match u {
-            Unit::S => core::Unit::S,
-            Unit::Ms => core::Unit::Ms,
-            Unit::Us => core::Unit::Us,
-            Unit::Ns => core::Unit::Ns,
-            Unit::Ticks => core::Unit::Ticks,
-        }
-    }
-}
 
 /// Reads durations as `analyze` does (a tool's file, one a line, or a column of a CSV)
 /// from `input`, named `name` in messages, and estimates their tick: every step from bytes
@@ -259,7 +247,7 @@ fn csv_rows(an: &Analysis) -> Result<String, CliError> {
 }
 
 pub(crate) fn analyze(a: AnalyzeArgs) -> Result<(), CliError> {
-    let series = formats::read_path(&a.file, a.column.as_deref(), a.unit.map(Into::into))?;
+    let series = formats::read_path(&a.file, a.column.as_deref(), a.unit)?;
     let forced = match (a.readings, a.durations) {
         (true, _) => Some(core::Kind::Readings),
         (_, true) => Some(core::Kind::Durations),
