@@ -24,6 +24,36 @@ pub struct Plan {
     pub fits: Vec<(WorkloadKind, FitOptions)>,
 }
 
+impl Plan {
+    /// The time budgets of the plan, added up.
+    pub fn seconds(&self) -> f64 {
+        self.tick.budget.time_s
+            + self.overhead.as_ref().map_or(0.0, |o| o.budget.time_s)
+            + self.fits.iter().map(|(_, f)| f.budget.time_s).sum::<f64>()
+    }
+
+    /// The plan cut to `share` seconds in all: the tick first (every other experiment
+    /// needs it), then the overhead and the fits in proportion to their budgets; none below
+    /// a millisecond.
+    pub fn within(&self, share: f64) -> Plan {
+        let mut p = self.clone();
+        if share >= self.seconds() {
+            return p;
+        }
+        let floor = |t: f64| t.max(1e-3);
+        p.tick.budget.time_s = floor(self.tick.budget.time_s.min(share));
+        let rest = (share - p.tick.budget.time_s).max(0.0);
+        let k = rest / (self.seconds() - self.tick.budget.time_s).max(1e-9);
+        if let Some(o) = p.overhead.as_mut() {
+            o.budget.time_s = floor(o.budget.time_s * k);
+        }
+        for (_, f) in &mut p.fits {
+            f.budget.time_s = floor(f.budget.time_s * k);
+        }
+        p
+    }
+}
+
 /// Runs the plan on `clock`. A failed experiment is recorded in the report and the later
 /// experiments that need it are skipped; only cancellation is returned as an error.
 pub fn characterise<C: Clock + ?Sized>(
@@ -181,6 +211,37 @@ pub fn check_bases(clocks: &mut [&mut ClockReport]) {
                 o.per_read_ns = None;
                 o.min_block_ns = None;
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A clock's share of the run's deadline cuts its fits and overhead before its tick,
+    /// and never gives more than the share (but for the millisecond each experiment keeps).
+    #[test]
+    fn a_share_of_the_deadline_bounds_a_clocks_budgets() {
+        let b = |t: f64| crate::run::Budget::new(t, 1000).unwrap();
+        let plan = Plan {
+            tick: crate::tick::TickOptions::new(b(0.06)),
+            overhead: Some(crate::overhead::OverheadOptions::new(b(0.02))),
+            fits: vec![(
+                crate::workload::WorkloadKind::Count,
+                crate::fit::FitOptions::new(b(0.15)),
+            )],
+        };
+        assert_eq!(plan.within(1.0).seconds(), plan.seconds());
+        for share in [0.2, 0.1, 0.06, 0.03, 0.0] {
+            let p = plan.within(share);
+            // Each of the three experiments keeps a millisecond at least.
+            assert!(
+                p.seconds() <= share.max(1e-3) + 0.002 + 1e-12,
+                "{share}: {}",
+                p.seconds()
+            );
+            assert_eq!(p.tick.budget.time_s, share.clamp(1e-3, 0.06), "{share}");
         }
     }
 }

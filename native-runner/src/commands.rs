@@ -109,44 +109,17 @@ fn expected_s(info: &ticklab::ClockInfo, plan: &Plan) -> f64 {
     if claim.is_some_and(|ns| ns >= 1e8) {
         plan.tick.budget.time_s
     } else if info.kind == ClockKind::Synthetic || claim.is_some_and(|ns| ns >= 50_000.0) {
-        plan_s(plan)
+        plan.seconds()
     } else if matches!(info.kind, ClockKind::ProcessCpu | ClockKind::ThreadCpu) {
-        CPU_CLOCK_S.min(plan_s(plan))
+        CPU_CLOCK_S.min(plan.seconds())
     } else {
-        FINE_CLOCK_S.min(plan_s(plan))
+        FINE_CLOCK_S.min(plan.seconds())
     }
 }
 
 /// A fine clock's usual share of a run, and a CPU-time clock's.
 const FINE_CLOCK_S: f64 = 0.01;
 const CPU_CLOCK_S: f64 = 0.15;
-
-/// The time budgets of a plan, added up.
-fn plan_s(plan: &Plan) -> f64 {
-    plan.tick.budget.time_s
-        + plan.overhead.as_ref().map_or(0.0, |o| o.budget.time_s)
-        + plan.fits.iter().map(|(_, f)| f.budget.time_s).sum::<f64>()
-}
-
-/// `plan` cut to `share` seconds in all: the tick first (every other experiment needs it),
-/// then the overhead and the fits in proportion to their budgets; none below a millisecond.
-fn within(plan: &Plan, share: f64) -> Plan {
-    let mut p = plan.clone();
-    if share >= plan_s(plan) {
-        return p;
-    }
-    let floor = |t: f64| t.max(1e-3);
-    p.tick.budget.time_s = floor(plan.tick.budget.time_s.min(share));
-    let rest = (share - p.tick.budget.time_s).max(0.0);
-    let k = rest / (plan_s(plan) - plan.tick.budget.time_s).max(1e-9);
-    if let Some(o) = p.overhead.as_mut() {
-        o.budget.time_s = floor(o.budget.time_s * k);
-    }
-    for (_, f) in &mut p.fits {
-        f.budget.time_s = floor(f.budget.time_s * k);
-    }
-    p
-}
 
 /// Opens each entry in turn and runs the plan on it; unavailable clocks are listed with
 /// their reason. The counters' frequencies are those learnt by the clocks opened. With a
@@ -177,7 +150,7 @@ fn measure(entries: Vec<Entry>, plan: &Plan, deadline: Option<f64>) -> Report {
             Some(d) => {
                 let left = (d - started.elapsed().as_secs_f64()).max(0.0);
                 let share = left * expected[i] / expected[i..].iter().sum::<f64>().max(1e-9);
-                within(plan, share)
+                plan.within(share)
             }
             None => plan.clone(),
         };
@@ -533,31 +506,5 @@ mod tests {
     fn names_match_loosely() {
         assert_eq!(canon("CLOCK_MONOTONIC"), canon("monotonic"));
         assert!(select(&["nope".into()]).is_err());
-    }
-
-    /// A clock's share of the run's deadline cuts its fits and overhead before its tick,
-    /// and never gives more than the share (but for the millisecond each experiment keeps).
-    #[test]
-    fn a_share_of_the_deadline_bounds_a_clocks_budgets() {
-        let b = |t: f64| ticklab::run::Budget::new(t, 1000).unwrap();
-        let plan = Plan {
-            tick: ticklab::tick::TickOptions::new(b(0.06)),
-            overhead: Some(ticklab::overhead::OverheadOptions::new(b(0.02))),
-            fits: vec![(
-                ticklab::workload::WorkloadKind::Count,
-                ticklab::fit::FitOptions::new(b(0.15)),
-            )],
-        };
-        assert_eq!(plan_s(&within(&plan, 1.0)), plan_s(&plan));
-        for share in [0.2, 0.1, 0.06, 0.03, 0.0] {
-            let p = within(&plan, share);
-            // Each of the three experiments keeps a millisecond at least.
-            assert!(
-                plan_s(&p) <= share.max(1e-3) + 0.002 + 1e-12,
-                "{share}: {}",
-                plan_s(&p)
-            );
-            assert_eq!(p.tick.budget.time_s, share.clamp(1e-3, 0.06), "{share}");
-        }
     }
 }
