@@ -99,6 +99,22 @@ pub struct ListArgs {
 
 #[derive(Args, Debug, Default)]
 pub struct RunArgs {
+    #[command(flatten)]
+    pub select: Select,
+    /// Workload of the fit.
+    #[arg(long, value_enum, default_value_t = WorkloadArg::Count)]
+    pub workload: WorkloadArg,
+    /// Skip the fits.
+    #[arg(long)]
+    pub no_fit: bool,
+    #[command(flatten)]
+    pub output: Output,
+}
+
+/// Which clocks, the time for each experiment on each, and where to save the report: the
+/// flags every measuring command shares.
+#[derive(Args, Debug, Default)]
+pub struct Select {
     /// Clocks to measure (default: all); names as `ticklab list` prints them, any case,
     /// CLOCK_ prefix optional.
     #[arg(long = "clock", value_name = "NAME", num_args = 1..)]
@@ -106,32 +122,6 @@ pub struct RunArgs {
     /// Seconds for each experiment on each clock.
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     pub time: Option<f64>,
-    /// Workload of the fit.
-    #[arg(long, value_enum, default_value_t = WorkloadArg::Count)]
-    pub workload: WorkloadArg,
-    /// Skip the fits.
-    #[arg(long)]
-    pub no_fit: bool,
-    /// Also write the report as JSON to FILE (whole or not at all; after Ctrl-C, what was
-    /// measured until then, marked interrupted).
-    #[arg(long, value_name = "FILE")]
-    pub save: Option<std::path::PathBuf>,
-    #[command(flatten)]
-    pub output: Output,
-}
-
-/// Which clocks, and the budget of the experiment on each.
-#[derive(Args, Debug)]
-pub struct Select {
-    /// Clocks to measure (default: all).
-    #[arg(long = "clock", value_name = "NAME", num_args = 1..)]
-    pub clocks: Vec<String>,
-    /// Seconds for the experiment on each clock.
-    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
-    pub time: Option<f64>,
-    /// Most samples (intervals, blocks, timed runs) on each clock.
-    #[arg(long, value_name = "N")]
-    pub samples: Option<u64>,
     /// Also write the report as JSON to FILE (whole or not at all; after Ctrl-C, what was
     /// measured until then, marked interrupted).
     #[arg(long, value_name = "FILE")]
@@ -142,6 +132,9 @@ pub struct Select {
 pub struct ExperimentArgs {
     #[command(flatten)]
     pub select: Select,
+    /// Most samples (intervals, blocks) on each clock.
+    #[arg(long, value_name = "N")]
+    pub samples: Option<u64>,
     #[command(flatten)]
     pub output: Output,
 }
@@ -150,6 +143,9 @@ pub struct ExperimentArgs {
 pub struct FitArgs {
     #[command(flatten)]
     pub select: Select,
+    /// Most timed runs on each clock.
+    #[arg(long, value_name = "N")]
+    pub samples: Option<u64>,
     /// The work whose cost grows with N.
     #[arg(long, value_enum, default_value_t = WorkloadArg::Count)]
     pub workload: WorkloadArg,

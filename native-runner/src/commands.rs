@@ -315,7 +315,7 @@ fn run_plan(a: &RunArgs) -> Result<Plan, CliError> {
     // meet the Rule of 100 in any budget a run can give (400 ms for a 4 ms clock), so 20 ms is
     // spent on them; their fits, too coarse for runs of many ticks, are timed through
     // interpolation in 0.15 s.
-    let t = a.time;
+    let t = a.select.time;
     let mut fit = FitOptions::new(budget(t, None, 0.15, 1_000_000)?);
     fit.points = 12;
     fit.runs = 10;
@@ -338,14 +338,14 @@ pub fn machine_report() -> Result<Report, CliError> {
 
 pub fn run(a: RunArgs) -> Result<(), CliError> {
     let plan = run_plan(&a)?;
-    let explicit = !a.clocks.is_empty();
+    let explicit = !a.select.clocks.is_empty();
     // The default run ends within 2 s however busy the machine: its clocks share 1.9 s (the
     // rest is the command's start and its report). Budgets given with --time are kept.
-    let deadline = a.time.is_none().then_some(RUN_CLOCKS_S);
-    let report = measure(select(&a.clocks)?, &plan, deadline);
-    save(&report, a.save.as_deref())?;
+    let deadline = a.select.time.is_none().then_some(RUN_CLOCKS_S);
+    let report = measure(select(&a.select.clocks)?, &plan, deadline);
+    save(&report, a.select.save.as_deref())?;
     output::emit(&report, &a.output, output::View::Summary)?;
-    interrupted(&report, a.save.as_deref())?;
+    interrupted(&report, a.select.save.as_deref())?;
     let measured = report.clocks.iter().filter(|c| c.tick.is_some()).count();
     if explicit {
         failures(&report)
@@ -358,7 +358,7 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
 
 pub fn tick(a: ExperimentArgs) -> Result<(), CliError> {
     let plan = Plan {
-        tick: TickOptions::new(budget(a.select.time, a.select.samples, 1.0, 1_000_000)?),
+        tick: TickOptions::new(budget(a.select.time, a.samples, 1.0, 1_000_000)?),
         overhead: None,
         fits: vec![],
     };
@@ -374,7 +374,7 @@ pub fn overhead(a: ExperimentArgs) -> Result<(), CliError> {
         tick: TickOptions::new(budget(None, None, 0.2, 1_000_000)?),
         overhead: Some(OverheadOptions::new(budget(
             a.select.time,
-            a.select.samples,
+            a.samples,
             0.5,
             100_000,
         )?)),
@@ -451,7 +451,7 @@ fn parse_range(s: &str) -> Result<(u64, u64), CliError> {
 }
 
 pub fn fit(a: FitArgs) -> Result<(), CliError> {
-    let mut fit = FitOptions::new(budget(a.select.time, a.select.samples, 3.0, 10_000_000)?);
+    let mut fit = FitOptions::new(budget(a.select.time, a.samples, 3.0, 10_000_000)?);
     fit.points = a.points;
     fit.runs = a.runs;
     if let Some(n) = &a.n {
