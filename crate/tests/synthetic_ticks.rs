@@ -253,3 +253,59 @@ fn cancel_stops_a_wait_on_a_frozen_clock_early() {
     // Progress comes every 20 ms of the budget's clock, so Cancel lands well within 100 ms.
     assert!(tl.now_ps() < 100_000_000_000, "{} ps", tl.now_ps());
 }
+
+/// Values a page samples: durations sorted and judged as a set (all alike is one value, too
+/// few is too few input events), values that are no count left out and said, and a
+/// count's rate calibrated past its warm-up.
+#[test]
+fn sampled_values_durations_and_counts() {
+    use ticklab::calibrate::count_rate;
+    use ticklab::caveat::Caveat;
+    use ticklab::clock::{ClockInfo, ClockKind, CountPeriod};
+    use ticklab::run::{Budget, Stop};
+    use ticklab::tick::{from_values, TickOptions, Values};
+    use ticklab::Error;
+    let info = ClockInfo::new("t", ClockKind::Monotonic, CountPeriod::NANOSECOND);
+    let opts = TickOptions::new(Budget::new(1.0, 1_000_000).unwrap());
+    let run = |v: &[f64], kind| from_values(&info, v, 1e6, kind, 1.0, Stop::Time, &opts);
+    // Durations on an 8 ms grid, in any order: the step of their rounding.
+    let durations: Vec<f64> = (0..200).map(|i| ((i * 37) % 25 + 1) as f64 * 8.0).collect();
+    let t = run(&durations, Values::Durations).unwrap();
+    assert!((t.estimate.tick - 8e6).abs() < 1.0, "{}", t.estimate.tick);
+    assert!(matches!(
+        run(&[16.0; 50], Values::Durations),
+        Err(Error::NoData(Caveat::OneValue { .. }))
+    ));
+    assert!(matches!(
+        run(&[16.0, 24.0], Values::Durations),
+        Err(Error::NoData(Caveat::FewInputEvents { events: 2 }))
+    ));
+    // Readings at 1 ms, two of them no time at all.
+    let mut readings: Vec<f64> = (0..500).map(|i| (i / 3) as f64).collect();
+    readings.extend([f64::NAN, -5.0]);
+    let t = run(&readings, Values::Readings).unwrap();
+    assert!((t.estimate.tick - 1e6).abs() < 1.0, "{}", t.estimate.tick);
+    assert!(t
+        .caveats
+        .iter()
+        .any(|c| matches!(c, Caveat::BadReadings { readings: 2 })));
+    // A count of 2 a ms over 100 ms, its first tenth slower (a warm-up), left out.
+    let times: Vec<f64> = (0..=100).map(f64::from).collect();
+    let counts: Vec<f64> = times
+        .iter()
+        .map(|&t| {
+            if t <= 10.0 {
+                t
+            } else {
+                10.0 + 2.0 * (t - 10.0)
+            }
+        })
+        .collect();
+    let (ns, span) = count_rate(&times, &counts).unwrap();
+    assert!(
+        (ns - 5e5).abs() < 1e-6 && (span - 90.0).abs() < 1e-9,
+        "{ns} {span}"
+    );
+    assert_eq!(count_rate(&[1.0], &[1.0]), None);
+    assert_eq!(count_rate(&[0.0, 5.0], &[3.0, 3.0]), None);
+}

@@ -114,28 +114,6 @@ pub struct Session {
     crossings: Crossings,
 }
 
-/// Share of a count's span left out at its start: a warm-up (a setTimeout chain's first five
-/// calls wait no 4 ms; code not yet optimised runs slower).
-const COUNT_WARM_UP: f64 = 0.1;
-
-/// ns per count of a counter read `counts` at `times_ms`, from its first reading past the
-/// warm-up to its last, and that span in ms; none unless both moved forward.
-fn calibration(times_ms: &[f64], counts: &[f64]) -> Option<(f64, f64)> {
-    let n = times_ms.len().min(counts.len());
-    if n < 2 {
-        return None;
-    }
-    let from = times_ms[0] + COUNT_WARM_UP * (times_ms[n - 1] - times_ms[0]);
-    let first = times_ms[..n - 1]
-        .iter()
-        .position(|&t| t >= from)
-        .unwrap_or(0);
-    let span_ms = times_ms[n - 1] - times_ms[first];
-    let moved = counts[n - 1] - counts[first];
-    let ns = span_ms * 1e6 / moved;
-    (span_ms > 0.0 && moved > 0.0 && ns.is_finite()).then_some((ns, span_ms))
-}
-
 fn place_label(p: Place) -> &'static str {
     match p {
         Place::Worker => "worker",
@@ -290,7 +268,7 @@ impl Session {
             return Ok(self.add(id, ClockReport::unavailable(entry.info, why)));
         }
         let mut info = entry.info;
-        match calibration(times_ms, counts) {
+        match ticklab::calibrate::count_rate(times_ms, counts) {
             Some((ns, span_ms)) => {
                 info.period = CountPeriod::Calibrated {
                     ns,
@@ -321,47 +299,28 @@ impl Session {
     ) -> Result<SummaryRow, String> {
         let sample_s = self.settings()?.sample_s;
         let mut report = ClockReport::new(info.clone());
-        let mut counts = Vec::with_capacity(readings.len());
-        // Durations are a set, not a series: sorted, their differences are the steps of
-        // their rounding (diff(sort()), as in "Finding Timer Resolution and Overhead").
-        let sorted;
-        let readings = if id == ClockId::EventTiming {
-            let mut r = readings.to_vec();
-            r.sort_by(f64::total_cmp);
-            sorted = r;
-            &sorted[..]
-        } else {
-            readings
-        };
-        let mut bad = 0usize;
-        for v in readings {
-            let c = (v * counts_per_unit).round();
-            if (0.0..1.8e19).contains(&c) {
-                counts.push(c as u64);
-            } else {
-                bad += 1;
-            }
-        }
         let budget = Budget::new(sample_s, 1_000_000).map_err(|e| e.to_string())?;
         let stop = if elapsed_s + 1e-3 >= sample_s {
             Stop::Time
         } else {
             Stop::Samples
         };
-        let estimate = if self.entry(id).place == Place::Counted {
-            tick::from_counts
-        } else {
-            tick::from_readings
+        let kind = match (id, self.entry(id).place) {
+            (ClockId::EventTiming, _) => tick::Values::Durations,
+            (_, Place::Counted) => tick::Values::Counts,
+            _ => tick::Values::Readings,
         };
-        match estimate(&info, &counts, elapsed_s, stop, &TickOptions::new(budget)) {
-            Ok(mut t) => {
-                if bad > 0 {
-                    t.caveats.push(Caveat::BadReadings {
-                        readings: bad as u64,
-                    });
-                }
-                report.tick = Some(t);
-            }
+        let opts = TickOptions::new(budget);
+        match tick::from_values(
+            &info,
+            readings,
+            counts_per_unit,
+            kind,
+            elapsed_s,
+            stop,
+            &opts,
+        ) {
+            Ok(t) => report.tick = Some(t),
             // A suspended audio context's clocks stand still: said as such, not as frozen.
             Err(Error::Frozen { .. } | Error::NoData(Caveat::TooFewReadings { .. }))
                 if self.ctx.audio_suspended && id.is_audio() =>
@@ -369,19 +328,6 @@ impl Session {
                 report.errors.push(ExperimentError::new(
                     "tick",
                     &Error::NoData(Caveat::AudioSuspended),
-                ))
-            }
-            // Durations all alike: nothing froze, there is just no difference to show a step.
-            Err(Error::Frozen { reads, .. }) if id == ClockId::EventTiming => report.errors.push(
-                ExperimentError::new("tick", &Error::NoData(Caveat::OneValue { readings: reads })),
-            ),
-            // Event Timing times the visitor's own input: none yet is no fault of the clock.
-            Err(Error::NoData(Caveat::TooFewReadings { readings }))
-                if id == ClockId::EventTiming =>
-            {
-                report.errors.push(ExperimentError::new(
-                    "tick",
-                    &Error::NoData(Caveat::FewInputEvents { events: readings }),
                 ))
             }
             Err(e) => report.errors.push(ExperimentError::new("tick", &e)),

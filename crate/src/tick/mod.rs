@@ -289,6 +289,72 @@ pub fn from_counts(
 /// Relative tolerance of the estimate from sampled readings.
 pub const SAMPLED_REL_TOLERANCE: f64 = 0.002;
 
+/// What a list of values sampled from a clock is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Values {
+    /// Readings taken at moments of the sampler's (a frame, a task): [`from_readings`].
+    Readings,
+    /// A count of events read against another clock, its rate in `info.period`:
+    /// [`from_counts`].
+    Counts,
+    /// A set of durations (Event Timing's), not a series: sorted, their differences are
+    /// the steps of their rounding (diff(sort()), as in "Finding Timer Resolution and
+    /// Overhead").
+    Durations,
+}
+
+/// The tick of `values` in the clock's own unit (ms, s, a count), `counts_per_unit` counts
+/// each: values that are no count (negative, not finite, too large) are left out and said
+/// (a caveat). Durations all alike say there is one value, not a frozen clock; too few
+/// durations are too few input events (a page's visitor makes them).
+pub fn from_values(
+    info: &ClockInfo,
+    values: &[f64],
+    counts_per_unit: f64,
+    kind: Values,
+    elapsed_s: f64,
+    stop: Stop,
+    opts: &TickOptions,
+) -> Result<TickResult> {
+    let mut sorted;
+    let values = if kind == Values::Durations {
+        sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        &sorted[..]
+    } else {
+        values
+    };
+    let mut counts = Vec::with_capacity(values.len());
+    let mut bad = 0u64;
+    for v in values {
+        let c = (v * counts_per_unit).round();
+        if (0.0..1.8e19).contains(&c) {
+            counts.push(c as u64);
+        } else {
+            bad += 1;
+        }
+    }
+    let estimate = match kind {
+        Values::Counts => from_counts,
+        Values::Readings | Values::Durations => from_readings,
+    };
+    match (estimate(info, &counts, elapsed_s, stop, opts), kind) {
+        (Ok(mut t), _) => {
+            if bad > 0 {
+                t.caveats.push(Caveat::BadReadings { readings: bad });
+            }
+            Ok(t)
+        }
+        (Err(Error::Frozen { reads, .. }), Values::Durations) => {
+            Err(Error::NoData(Caveat::OneValue { readings: reads }))
+        }
+        (Err(Error::NoData(Caveat::TooFewReadings { readings })), Values::Durations) => {
+            Err(Error::NoData(Caveat::FewInputEvents { events: readings }))
+        }
+        (Err(e), _) => Err(e),
+    }
+}
+
 /// The tick of a clock that cannot be spun on, from readings taken when the platform
 /// allows (a page's frame timestamps, an audio clock sampled once per task).
 ///
