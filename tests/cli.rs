@@ -715,6 +715,15 @@ fn bad_inputs_get_exit_2_and_a_message() {
         (vec!["show", &unknown_json], "no schema_version"),
         (vec!["show", &comparison_2], "a comparison of format 2"),
         (vec!["show", &comparison_999], "schema version 999"),
+        (
+            vec!["show", &not_json, &future],
+            "side by side with --matrix",
+        ),
+        (vec!["show", "--matrix", &not_json], "not JSON"),
+        (
+            vec!["show", "--matrix", "--csv", &future],
+            "cannot be used with",
+        ),
         (vec!["browsers", "--engine", "netscape"], "the engines are"),
         (vec!["browsers", "--timeout", "0"], "--timeout 0"),
         (

@@ -2077,6 +2077,56 @@ struct Student {
     worklet: String,
     sent: String,
     errors: Vec<String>,
+    /// The page's report, exported after the send.
+    report: String,
+}
+
+/// `GET path` from the class server on loopback as its teacher: the head and the body.
+fn get(port: u16, path: &str, key: &str) -> (String, String) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.0\r\nAuthorization: Bearer {key}\r\n\r\n"
+    )
+    .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    let (h, b) = out.split_once("\r\n\r\n").unwrap();
+    (h.to_string(), b.to_string())
+}
+
+/// The Compare matrix's CSV rows without the report's name (which says where a row came
+/// from, not what it holds), sorted.
+fn matrix_rows(csv: &str) -> Vec<Vec<String>> {
+    let mut r = csv::Reader::from_reader(csv.as_bytes());
+    assert_eq!(
+        r.headers().unwrap().iter().collect::<Vec<_>>(),
+        [
+            "clock",
+            "report",
+            "browser",
+            "OS",
+            "isolation",
+            "CPU",
+            "tick",
+            "read cost",
+            "verdict"
+        ]
+    );
+    let mut rows: Vec<Vec<String>> = r
+        .records()
+        .map(|row| {
+            let row = row.unwrap();
+            row.iter()
+                .enumerate()
+                .filter(|(i, _)| *i != 1)
+                .map(|(_, c)| c.to_string())
+                .collect()
+        })
+        .collect();
+    rows.sort();
+    rows
 }
 
 /// One student: the join URL by a name that is not localhost, a run, and its send.
@@ -2095,6 +2145,7 @@ async fn a_student(
         wait_ready(c).await?;
         // A worker starved of its tick budget says so in its own report: run again (the
         // send replaces the row), twice at most.
+        let mut report = String::new();
         for _ in 0..3 {
             js(
                 c,
@@ -2117,7 +2168,8 @@ async fn a_student(
             )
             .await?;
             let json = js(c, "return self.ticklabExportJson()").await?;
-            if !worker_too_starved(json.as_str().unwrap_or_default()) {
+            report = json.as_str().unwrap_or_default().to_string();
+            if !worker_too_starved(&report) {
                 break;
             }
         }
@@ -2141,6 +2193,7 @@ async fn a_student(
                 .as_array()
                 .map(|a| a.iter().map(|e| e.to_string()).collect())
                 .unwrap_or_default(),
+            report,
         })
     }
     .await;
@@ -2184,6 +2237,7 @@ fn a_class_live_from_three_engines_over_plain_http() {
             .await
             .unwrap_or_else(|e| panic!("the teacher's view: {e}"));
         let mut summary = String::new();
+        let mut exported = Vec::new();
         for (i, (browser, drv, _, _)) in documented().into_iter().enumerate() {
             let nickname = if browser == Browser::WebKit { hostile.to_string() } else { format!("{browser:?}") };
             let s = a_student(browser, &drv, NAME, class.port, &join, &nickname)
@@ -2199,6 +2253,9 @@ fn a_class_live_from_three_engines_over_plain_http() {
                 s.worklet
             );
             assert!(s.errors.is_empty(), "{browser:?}: {:?}", s.errors);
+            let file = dir.path().join(format!("{browser:?}.json"));
+            std::fs::write(&file, &s.report).unwrap();
+            exported.push(file);
             // The teacher's view has the row without a reload.
             wait_for(c, &format!("return document.body.dataset.rows === '{}'", i + 1), Duration::from_secs(10))
                 .await
@@ -2223,16 +2280,17 @@ fn a_class_live_from_three_engines_over_plain_http() {
         )
         .await
         .unwrap();
-        let (_, json) = {
-            let mut s = std::net::TcpStream::connect(("127.0.0.1", class.port)).unwrap();
-            use std::io::{Read, Write};
-            write!(s, "GET /class/rows.json HTTP/1.0\r\nAuthorization: Bearer {}\r\n\r\n", class.key).unwrap();
-            let mut out = String::new();
-            s.read_to_string(&mut out).unwrap();
-            let (h, b) = out.split_once("\r\n\r\n").unwrap();
-            (h.to_string(), b.to_string())
-        };
+        let (_, json) = get(class.port, "/class/rows.json", &class.key);
         let rows: serde_json::Value = serde_json::from_str(&json).unwrap();
+        // The page's digests, as the class server keeps and exports them, give the rows the
+        // command reads from the same reports exported: every cell but the report's name.
+        let (_, csv) = get(class.port, "/class/rows.csv", &class.key);
+        let shown = Command::new(BIN).args(["show", "--matrix"]).args(&exported).output().unwrap();
+        assert!(shown.status.success(), "{}", String::from_utf8_lossy(&shown.stderr));
+        let (teacher, command) = (matrix_rows(&csv), matrix_rows(&String::from_utf8_lossy(&shown.stdout)));
+        assert_eq!(teacher.len(), command.len(), "{csv}");
+        assert!(teacher.iter().any(|r| r[0] == ticklab::digest::PAGE_NOW), "{csv}");
+        assert_eq!(teacher, command, "the teacher's rows, then the command's");
         wait_for(c, "return document.body.dataset.plotted === '3'", Duration::from_secs(10))
             .await
             .unwrap_or_else(|e| panic!("the class's plot: {e}"));
@@ -2532,7 +2590,7 @@ fn one_command_runs_every_engine_isolated_and_not() {
     let page = compare_loads(&saved).unwrap_or_else(|e| panic!("Compare: {e}"));
     for (run, digest) in c.measured() {
         let from = format!("engines.json: {}", run.heading());
-        let want = digest.clock(PAGE_NOW).map(|k| k.cells[1].clone());
+        let want = digest.clock(PAGE_NOW).map(|k| k.figures.tick.clone());
         let Some(want) = want else { continue };
         assert!(
             page.iter().any(|r| r[0] == from && r[5] == want),

@@ -24,11 +24,101 @@ pub const MAX_CLOCKS: usize = 64;
 /// The longest text a digest's field may hold, in characters.
 pub const MAX_TEXT: usize = 300;
 
+/// Who measured, under [`WHO`]'s names. Written as an array of four texts in that order,
+/// which keeps result links short and reads every link and class row made before.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "Vec<String>", into = "Vec<String>")]
+pub struct Who {
+    /// The browser and its version ("Chromium 156"), or "native".
+    pub browser: String,
+    /// The operating system.
+    pub os: String,
+    /// "isolated", "not isolated", or a dash.
+    pub isolation: String,
+    /// The CPU, or the count of logical CPUs.
+    pub cpu: String,
+}
+
+/// One clock's figures in the lab's words, under [`FIGURES`]'s names; written as an array
+/// in that order, as [`Who`] is.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "Vec<String>", into = "Vec<String>")]
+pub struct Figures {
+    /// The clock's name.
+    pub clock: String,
+    /// The tick, with its jitter.
+    pub tick: String,
+    /// The cost of one read.
+    pub read_cost: String,
+    /// The verdict on the claim.
+    pub verdict: String,
+}
+
+const WRONG_SHAPE: &str = "a result has the wrong number of fields";
+
+/// Four texts in order, from the array they are written as.
+fn four(v: Vec<String>) -> Result<[String; 4], &'static str> {
+    v.try_into().map_err(|_| WRONG_SHAPE)
+}
+
+impl TryFrom<Vec<String>> for Who {
+    type Error = &'static str;
+    fn try_from(v: Vec<String>) -> Result<Self, Self::Error> {
+        let [browser, os, isolation, cpu] = four(v)?;
+        Ok(Self {
+            browser,
+            os,
+            isolation,
+            cpu,
+        })
+    }
+}
+
+impl From<Who> for Vec<String> {
+    fn from(w: Who) -> Self {
+        vec![w.browser, w.os, w.isolation, w.cpu]
+    }
+}
+
+impl Who {
+    /// The texts under [`WHO`], in its order.
+    pub fn cells(&self) -> [&String; 4] {
+        [&self.browser, &self.os, &self.isolation, &self.cpu]
+    }
+}
+
+impl TryFrom<Vec<String>> for Figures {
+    type Error = &'static str;
+    fn try_from(v: Vec<String>) -> Result<Self, Self::Error> {
+        let [clock, tick, read_cost, verdict] = four(v)?;
+        Ok(Self {
+            clock,
+            tick,
+            read_cost,
+            verdict,
+        })
+    }
+}
+
+impl From<Figures> for Vec<String> {
+    fn from(f: Figures) -> Self {
+        vec![f.clock, f.tick, f.read_cost, f.verdict]
+    }
+}
+
+impl Figures {
+    /// The texts under [`FIGURES`], in its order.
+    pub fn cells(&self) -> [&String; 4] {
+        [&self.clock, &self.tick, &self.read_cost, &self.verdict]
+    }
+}
+
 /// One clock of a digest.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DigestClock {
-    /// The cells under [`FIGURES`].
-    pub cells: Vec<String>,
+    /// Its figures in words (written as "cells").
+    #[serde(rename = "cells")]
+    pub figures: Figures,
     /// The tick in ns, for sorting.
     pub tick_ns: Option<f64>,
     /// The read cost in ns, for sorting.
@@ -42,8 +132,8 @@ pub struct Digest {
     pub from: String,
     /// "browser" or "native".
     pub place: String,
-    /// The cells under [`WHO`].
-    pub who: Vec<String>,
+    /// Who measured.
+    pub who: Who,
     /// Its clocks.
     pub clocks: Vec<DigestClock>,
 }
@@ -101,35 +191,42 @@ impl Digest {
         let env = &r.environment;
         let browser = env.platform == Some(Platform::Browser);
         let ua = env.user_agent.as_deref().unwrap_or("");
-        let who = [
-            if browser {
+        let who = Who {
+            browser: clipped(&if browser {
                 browser_and_version(ua)
             } else {
                 "native".into()
-            },
-            match (&env.os, browser) {
-                (Some(os), _) => os.clone(),
-                (None, true) => os_of(ua).into(),
-                (None, false) => present::DASH.into(),
-            },
-            match env.cross_origin_isolated {
-                Some(true) => "isolated".into(),
-                Some(false) => "not isolated".into(),
-                None => present::DASH.into(),
-            },
-            match (&env.cpu, env.cpus) {
+            }),
+            os: clipped(match (&env.os, browser) {
+                (Some(os), _) => os,
+                (None, true) => os_of(ua),
+                (None, false) => present::DASH,
+            }),
+            isolation: match env.cross_origin_isolated {
+                Some(true) => "isolated",
+                Some(false) => "not isolated",
+                None => present::DASH,
+            }
+            .into(),
+            cpu: clipped(&match (&env.cpu, env.cpus) {
                 (Some(cpu), _) => cpu.clone(),
                 (None, Some(n)) => format!("{n} logical CPUs"),
                 (None, None) => present::DASH.into(),
-            },
-        ];
+            }),
+        };
         let clocks = r
             .clocks
             .iter()
             .map(|c| {
                 let row = SummaryRow::new(c, &env.counters);
+                let [clock, tick, read_cost, verdict] = FIGURES.map(|f| clipped(row.cell(f)));
                 DigestClock {
-                    cells: FIGURES.map(|f| clipped(row.cell(f))).to_vec(),
+                    figures: Figures {
+                        clock,
+                        tick,
+                        read_cost,
+                        verdict,
+                    },
                     tick_ns: row.tick_ns,
                     // What a caller there pays: a page's own JavaScript, where measured.
                     read_ns: c
@@ -143,7 +240,7 @@ impl Digest {
         Self {
             from: clipped(from),
             place: if browser { "browser" } else { "native" }.into(),
-            who: who.iter().map(|s| clipped(s)).collect(),
+            who,
             clocks,
         }
     }
@@ -152,13 +249,10 @@ impl Digest {
     pub fn check(self) -> Result<Self, String> {
         let texts = self
             .who
-            .iter()
-            .chain(self.clocks.iter().flat_map(|c| &c.cells))
+            .cells()
+            .into_iter()
+            .chain(self.clocks.iter().flat_map(|c| c.figures.cells()))
             .chain([&self.from, &self.place]);
-        if self.who.len() != WHO.len() || self.clocks.iter().any(|c| c.cells.len() != FIGURES.len())
-        {
-            return Err("a result has the wrong number of fields".into());
-        }
         if self.clocks.len() > MAX_CLOCKS {
             return Err(format!(
                 "a result has {} clocks; at most {MAX_CLOCKS}",
@@ -179,7 +273,8 @@ impl Digest {
     pub fn line(&self) -> String {
         let who: Vec<&str> = self
             .who
-            .iter()
+            .cells()
+            .into_iter()
             .map(String::as_str)
             .filter(|w| *w != present::DASH)
             .collect();
@@ -194,16 +289,6 @@ impl Digest {
 }
 
 impl Digest {
-    /// Who measured: the browser and its version ("native" for the command).
-    pub fn browser(&self) -> &str {
-        self.who.first().map_or("", String::as_str)
-    }
-
-    /// Whether the page was cross-origin isolated ("isolated", "not isolated", or a dash).
-    pub fn isolation(&self) -> &str {
-        self.who.get(2).map_or("", String::as_str)
-    }
-
     /// The clock named `name`, when the digest holds it.
     pub fn clock(&self, name: &str) -> Option<&DigestClock> {
         self.clocks.iter().find(|c| c.name() == name)
@@ -220,7 +305,7 @@ impl Digest {
 impl DigestClock {
     /// The clock's name.
     pub fn name(&self) -> &str {
-        self.cells.first().map_or("", String::as_str)
+        &self.figures.clock
     }
 }
 
@@ -328,7 +413,7 @@ pub fn matrix(digests: &[&Digest], sort: Column, descending: bool) -> Vec<Group>
     let mut groups: Vec<(String, Vec<Item>)> = Vec::new();
     for d in digests {
         for c in &d.clocks {
-            let name = &c.cells[0];
+            let name = &c.figures.clock;
             match groups.iter_mut().find(|(n, _)| n == name) {
                 Some((_, items)) => items.push(Item { d, c }),
                 None => groups.push((name.clone(), vec![Item { d, c }])),
@@ -356,12 +441,19 @@ pub fn matrix(digests: &[&Digest], sort: Column, descending: bool) -> Vec<Group>
         .collect::<Vec<_>>()
         .into_iter();
     let cells = |i: &Item| -> Vec<String> {
-        [&i.d.from]
-            .into_iter()
-            .chain(&i.d.who)
-            .chain(&i.c.cells[1..])
-            .cloned()
-            .collect()
+        let (w, f) = (&i.d.who, &i.c.figures);
+        [
+            &i.d.from,
+            &w.browser,
+            &w.os,
+            &w.isolation,
+            &w.cpu,
+            &f.tick,
+            &f.read_cost,
+            &f.verdict,
+        ]
+        .map(String::clone)
+        .to_vec()
     };
     groups
         .map(|(clock, items)| {
@@ -462,18 +554,21 @@ pub fn pivot(digests: &[&Digest], cell: Cell) -> Vec<PivotRow> {
                 .iter()
                 .map(|d| match d.clock(&clock) {
                     None => present::DASH.to_string(),
-                    Some(c) => match cell {
-                        Cell::Tick => {
-                            let sign = present::verdict_sign(&c.cells[3]);
-                            if sign.is_empty() {
-                                c.cells[1].clone()
-                            } else {
-                                format!("{} {sign}", c.cells[1])
+                    Some(c) => {
+                        let f = &c.figures;
+                        match cell {
+                            Cell::Tick => {
+                                let sign = present::verdict_sign(&f.verdict);
+                                if sign.is_empty() {
+                                    f.tick.clone()
+                                } else {
+                                    format!("{} {sign}", f.tick)
+                                }
                             }
+                            Cell::ReadCost => f.read_cost.clone(),
+                            Cell::Verdict => f.verdict.clone(),
                         }
-                        Cell::ReadCost => c.cells[2].clone(),
-                        Cell::Verdict => c.cells[3].clone(),
-                    },
+                    }
                 })
                 .collect();
             PivotRow { clock, cells }
@@ -523,7 +618,7 @@ pub fn ticks_by_engine(digests: &[&Digest], clock: &str) -> Vec<TickGroup> {
         let Some(tick) = d.clock(clock).and_then(|c| c.tick_ns) else {
             continue;
         };
-        let label = format!("{}, {}", engine(d.browser()), d.isolation());
+        let label = format!("{}, {}", engine(&d.who.browser), d.who.isolation);
         match groups.iter_mut().find(|g| g.label == label) {
             Some(g) => g.ticks_ns.push(tick),
             None => groups.push(TickGroup {
@@ -625,10 +720,13 @@ mod tests {
             "the server",
         );
         assert_eq!(
-            a.who,
+            a.who.cells(),
             ["Chromium 156", "Linux", "not isolated", "8 logical CPUs"]
         );
-        assert_eq!(n.who, ["native", present::DASH, present::DASH, "AMD EPYC"]);
+        assert_eq!(
+            n.who.cells(),
+            ["native", present::DASH, present::DASH, "AMD EPYC"]
+        );
         assert_eq!(
             b.line(),
             "bob.json: 2 clocks, Firefox 153, Linux, isolated, 8 logical CPUs"
@@ -689,11 +787,16 @@ mod tests {
             "ann.json",
         );
         assert!(a.clone().check().is_ok());
+        // Written as arrays of four: any other count is refused as it is read.
+        let text = serde_json::to_string(&a).unwrap();
+        assert!(text.contains(r#""who":["Chromium 156","Linux","not isolated","8 logical CPUs"]"#));
+        assert_eq!(Digest::from_json(&text).unwrap(), a);
+        let short = text.replace(r#","8 logical CPUs""#, "");
+        assert!(Digest::from_json(&short)
+            .unwrap_err()
+            .contains("wrong number of fields"));
         let mut bad = a.clone();
-        bad.who.pop();
-        assert!(bad.check().unwrap_err().contains("wrong number"));
-        let mut bad = a.clone();
-        bad.clocks[0].cells[1] = "x".repeat(400);
+        bad.clocks[0].figures.tick = "x".repeat(400);
         assert!(bad.check().unwrap_err().contains("over 300"));
         let mut bad = a.clone();
         bad.clocks[0].tick_ns = Some(f64::NAN);
@@ -710,8 +813,8 @@ mod tests {
         r.environment.cpu = Some(long.clone());
         let d = Digest::of(&r, &long).check().unwrap();
         let clipped: String = long.chars().take(crate::digest::MAX_TEXT).collect();
-        assert_eq!(d.clocks[0].cells[0], clipped);
-        assert_eq!(d.who[3], clipped);
+        assert_eq!(d.clocks[0].figures.clock, clipped);
+        assert_eq!(d.who.cpu, clipped);
         assert_eq!(d.from, clipped);
     }
 }

@@ -83,9 +83,14 @@ pub struct Output {
 
 #[derive(Args, Debug)]
 pub struct ShowArgs {
-    /// The report, JSON of any schema version this ticklab reads.
-    #[arg(value_name = "FILE")]
-    pub file: PathBuf,
+    /// The report, JSON of any schema version this ticklab reads, or a comparison
+    /// (`ticklab browsers --save`); with --matrix, any number of them.
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<PathBuf>,
+    /// Print the files side by side as CSV, a row per clock and run: the page's Compare
+    /// matrix, the rows a class server's teacher exports (/class/rows.csv).
+    #[arg(long, conflicts_with_all = ["json", "csv", "plot"])]
+    pub matrix: bool,
     #[command(flatten)]
     pub output: Output,
 }

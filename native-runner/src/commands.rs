@@ -1,6 +1,7 @@
 //! list, run, tick, overhead and fit: select clocks, run the core's plan, print.
 
 use ticklab::clock::Clock;
+use ticklab::digest::{self, Digest};
 use ticklab::fit::FitOptions;
 use ticklab::lab::{characterise_kept, Plan};
 use ticklab::overhead::OverheadOptions;
@@ -407,27 +408,65 @@ pub fn read_report(p: &std::path::Path, flag: &str) -> Result<(Report, String), 
 /// Prints a saved report as `run` prints its own, or a saved comparison (`ticklab browsers
 /// --save`) as `browsers` prints its own.
 pub fn show(a: ShowArgs) -> Result<(), CliError> {
+    if a.matrix {
+        let mut digests = Vec::new();
+        for f in &a.files {
+            let from = f.file_name().map_or_else(
+                || f.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            match read_saved(f)? {
+                Saved::Report(r) => digests.push(Digest::of(&r, &from)),
+                Saved::Comparison(c) => digests.extend(c.runs.iter().filter_map(|r| {
+                    Some(Digest::of(
+                        r.report.as_ref()?,
+                        &format!("{from}: {}", r.heading()),
+                    ))
+                })),
+            }
+        }
+        let refs: Vec<&Digest> = digests.iter().collect();
+        return output::print(&digest::matrix_csv(&digest::matrix(
+            &refs,
+            digest::Column::Tick,
+            false,
+        )));
+    }
+    let [file] = a.files.as_slice() else {
+        return Err(CliError::Usage(
+            "show takes one file; several are shown side by side with --matrix".into(),
+        ));
+    };
+    match read_saved(file)? {
+        Saved::Comparison(c) => crate::browsers::emit(&c, &a.output, digest::Cell::Tick),
+        Saved::Report(r) => output::emit(&r, &a.output, output::View::Summary),
+    }
+}
+
+/// What `ticklab show` reads: a report, or a comparison `ticklab browsers` saved.
+enum Saved {
+    Report(Box<Report>),
+    Comparison(ticklab::comparison::Comparison),
+}
+
+fn read_saved(file: &std::path::Path) -> Result<Saved, CliError> {
     use ticklab::comparison::{Comparison, MAX_COMPARISON_BYTES};
+    let bad = |why: String| CliError::Usage(format!("{}: {why}", file.display()));
     // A comparison may be larger than a report: read it when it names itself one, and
     // refuse anything else as a report.
-    let len = std::fs::metadata(&a.file).map_or(0, |m| m.len());
-    if len > ticklab::report::MAX_REPORT_BYTES as u64 && len <= MAX_COMPARISON_BYTES as u64 {
-        let bad = |why: String| CliError::Usage(format!("{}: {why}", a.file.display()));
-        let text = std::fs::read_to_string(&a.file).map_err(|e| bad(e.to_string()))?;
+    let len = std::fs::metadata(file).map_or(0, |m| m.len());
+    if len <= MAX_COMPARISON_BYTES as u64 {
+        let text = if len > ticklab::report::MAX_REPORT_BYTES as u64 {
+            std::fs::read_to_string(file).map_err(|e| bad(e.to_string()))?
+        } else {
+            std::fs::read_to_string(file).unwrap_or_default()
+        };
         if Comparison::is_one(&text) {
             let c = Comparison::from_json(&text).map_err(|e| bad(e.to_string()))?;
-            return crate::browsers::emit(&c, &a.output, ticklab::digest::Cell::Tick);
-        }
-    } else if len <= ticklab::report::MAX_REPORT_BYTES as u64 {
-        let text = std::fs::read_to_string(&a.file).unwrap_or_default();
-        if Comparison::is_one(&text) {
-            let c = Comparison::from_json(&text)
-                .map_err(|e| CliError::Usage(format!("{}: {e}", a.file.display())))?;
-            return crate::browsers::emit(&c, &a.output, ticklab::digest::Cell::Tick);
+            return Ok(Saved::Comparison(c));
         }
     }
-    let (report, _) = read_report(&a.file, "")?;
-    output::emit(&report, &a.output, output::View::Summary)
+    Ok(Saved::Report(Box::new(read_report(file, "")?.0)))
 }
 
 /// Parses `LO..HI` (also `LO:HI`, `LO-HI`).

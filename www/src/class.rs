@@ -3,8 +3,8 @@
 //! server's teacher view shows too. A result link carries the same digest.
 
 pub use ticklab::digest::{
-    browser_and_version, matrix, matrix_csv, os_of, Column, Digest, DigestClock, Group, MatrixRow,
-    FIGURES, MATRIX_COLUMNS, MATRIX_KEYS, WHO,
+    browser_and_version, matrix, matrix_csv, os_of, Column, Digest, DigestClock, Figures, Group,
+    MatrixRow, FIGURES, MATRIX_COLUMNS, MATRIX_KEYS, WHO,
 };
 
 /// What the report of the machine serving the page is called when taken in.

@@ -419,13 +419,13 @@ impl Lab {
         #[derive(Serialize)]
         struct Shown {
             line: String,
-            rows: Vec<Vec<String>>,
+            rows: Vec<class::Figures>,
         }
         let d: Digest = parse_json(text)?;
         let d = self.session.open_shared(d).map_err(js_err)?;
         to_js(&Shown {
             line: d.line(),
-            rows: d.clocks.iter().map(|c| c.cells.clone()).collect(),
+            rows: d.clocks.iter().map(|c| c.figures.clone()).collect(),
         })
     }
 

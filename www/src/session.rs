@@ -506,16 +506,12 @@ impl Session {
             .digests
             .iter()
             .find(|d| d.from == class::SERVER && d.place == "native")?;
-        let c = d
-            .clocks
-            .iter()
-            .find(|c| c.cells.first().map(String::as_str) == Some("CLOCK_MONOTONIC"))?;
-        let cpu = d.who.get(3).map_or(present::DASH, String::as_str);
+        let c = d.clocks.iter().find(|c| c.name() == "CLOCK_MONOTONIC")?;
         Some(present::served_machine_tick(
-            cpu,
+            &d.who.cpu,
             "CLOCK_MONOTONIC",
-            c.cells.get(1)?,
-            c.cells.get(3)?,
+            &c.figures.tick,
+            &c.figures.verdict,
         ))
     }
 
@@ -664,7 +660,7 @@ mod tests {
         assert_eq!(from, ["a shared result", "bob.json", "this page"]);
         assert_eq!(s.crossings().digests_in, 3);
         let mut bad = s.shared.clone().unwrap();
-        bad.who.clear();
+        bad.who.cpu = "x".repeat(400);
         assert!(s.add_digest(bad).is_err());
         s.clear_digests();
         assert_eq!(s.matrix(class::Column::Report, false)[0].rows.len(), 2);
