@@ -44,74 +44,53 @@ pub struct Apis {
 
 /// Every clock of the page, by the stable identifier the page and its tests use
 /// ("performance.now", "rAF"...). Building a clock matches on this, so a new clock cannot
-/// be listed without being built.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// be listed without being built. Written (serde) as [`ClockId::as_str`] says, the one
+/// place the ids are spelled; the page's scripts and tests are held to it by a test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ClockId {
     /// performance.now in the lab's worker.
-    #[serde(rename = "performance.now")]
     PerformanceNow,
     /// Date.now.
-    #[serde(rename = "Date.now")]
     DateNow,
     /// performance.timeOrigin + performance.now().
-    #[serde(rename = "timeOrigin+now")]
     TimeOriginPlusNow,
     /// Event.timeStamp of a fresh Event.
-    #[serde(rename = "Event.timeStamp")]
     EventTimeStamp,
     /// the SharedArrayBuffer counter.
-    #[serde(rename = "shared-counter")]
     SharedCounter,
     /// a 100 µs clamp over the shared counter.
-    #[serde(rename = "clamp-100us-over-counter")]
     Clamp100usOverCounter,
     /// the interpolated 100 µs clamp.
-    #[serde(rename = "interpolated-100us")]
     Interpolated100us,
     /// a 1 ms clamp over performance.now.
-    #[serde(rename = "clamp-1ms-over-now")]
     Clamp1msOverNow,
     /// simulated Chromium clamp.
-    #[serde(rename = "sim-chromium")]
     SimChromium,
     /// simulated 24 MHz counter.
-    #[serde(rename = "sim-24mhz")]
     Sim24Mhz,
     /// simulated jiffy clock.
-    #[serde(rename = "sim-jiffy")]
     SimJiffy,
     /// performance.now on the main thread.
-    #[serde(rename = "performance.now-main")]
     PerformanceNowMain,
     /// requestAnimationFrame time stamps.
-    #[serde(rename = "rAF")]
     Raf,
     /// AudioContext.currentTime.
-    #[serde(rename = "audio.currentTime")]
     AudioCurrentTime,
     /// getOutputTimestamp().contextTime.
-    #[serde(rename = "audio.contextTime")]
     AudioContextTime,
     /// getOutputTimestamp().performanceTime.
-    #[serde(rename = "audio.performanceTime")]
     AudioPerformanceTime,
     /// document.timeline.currentTime (Web Animations).
-    #[serde(rename = "timeline.currentTime")]
     Timeline,
     /// A CSS animation's progress read back through getComputedStyle.
-    #[serde(rename = "css-animation")]
     CssAnimation,
     /// An AudioWorklet's currentFrame, posted to the page at each render quantum.
-    #[serde(rename = "audio-worklet.currentFrame")]
     AudioWorkletFrame,
     /// Messages bounced between a MessageChannel's two ports, counted.
-    #[serde(rename = "message-channel")]
     MessageChannel,
     /// A chain of setTimeout(0) callbacks, counted.
-    #[serde(rename = "setTimeout-chain")]
     SetTimeoutChain,
     /// The durations Event Timing reports of the page's input events.
-    #[serde(rename = "event-timing")]
     EventTiming,
 }
 
@@ -187,6 +166,19 @@ impl ClockId {
             .into_iter()
             .find(|id| id.as_str() == s)
             .ok_or_else(|| format!("no clock '{s}' in this page"))
+    }
+}
+
+impl Serialize for ClockId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ClockId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        ClockId::parse(&s).map_err(serde::de::Error::custom)
     }
 }
 
@@ -651,6 +643,85 @@ pub fn entry(ctx: &Context, id: ClockId) -> Entry {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The texts quoted by `quote` right after each `prefix` in `text`.
+    fn quoted_after(text: &str, prefix: &str, quote: char) -> Vec<String> {
+        text.match_indices(prefix)
+            .filter_map(|(i, _)| {
+                let rest = &text[i + prefix.len()..];
+                let rest = rest.trim_start().strip_prefix(quote)?;
+                Some(rest[..rest.find(quote)?].to_string())
+            })
+            .collect()
+    }
+
+    /// The ids are spelled once, in `ClockId::as_str`: every id the page's scripts compare
+    /// with or key a reader by, and every id the browser tests pick a clock by, is one of
+    /// them (a renamed id fails here, not in a browser).
+    #[test]
+    fn scripts_and_browser_tests_spell_only_the_catalogue_s_ids() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+        let mut spelled: Vec<(String, String)> = Vec::new();
+        let scripts: Vec<String> = std::fs::read_dir(root.join("www"))
+            .unwrap()
+            .filter_map(|e| {
+                let name = e.ok()?.file_name().into_string().ok()?;
+                name.ends_with(".js").then(|| format!("www/{name}"))
+            })
+            .collect();
+        assert!(scripts.len() >= 10, "{scripts:?}");
+        for file in scripts.iter().map(String::as_str) {
+            let js = read(file);
+            spelled.extend(
+                quoted_after(&js, "id === ", '"')
+                    .into_iter()
+                    .map(|id| (file.to_string(), id)),
+            );
+            // The keys of the readers' maps: `"rAF": null,`, `"audio.currentTime": () =>`.
+            for line in js.lines().map(str::trim) {
+                if let Some((key, value)) = line.split_once("\": ") {
+                    if value.starts_with("null") || value.starts_with("() =>") {
+                        spelled.push((file.to_string(), key.trim_start_matches('"').to_string()));
+                    }
+                }
+            }
+        }
+        let e2e = read("tests/e2e.rs");
+        let list = |name: &str| {
+            let start = e2e.find(name).unwrap();
+            e2e[start..start + e2e[start..].find(";\n").unwrap()].to_string()
+        };
+        for id in quoted_after(&list("const IMPLICIT"), "", '\'') {
+            if !id.trim_matches([',', ' ', '\n', '[', ']', '"']).is_empty() {
+                spelled.push(("tests/e2e.rs".into(), id));
+            }
+        }
+        for id in quoted_after(&list("const DEATH_RUN").replace("Some(", ""), "(", '"') {
+            spelled.push(("tests/e2e.rs".into(), id));
+        }
+        for prefix in ["data-run=", "dataset.run === "] {
+            for id in quoted_after(&e2e, prefix, '\'') {
+                if !id.starts_with('$') {
+                    spelled.push(("tests/e2e.rs".into(), id));
+                }
+            }
+        }
+        // Enough found that the search itself cannot have gone blind.
+        assert!(spelled.len() >= 20, "{spelled:?}");
+        for (file, id) in &spelled {
+            assert!(
+                ClockId::parse(id).is_ok(),
+                "{file} spells the clock id '{id}', which the catalogue has not"
+            );
+        }
+        // Serialised as spelled.
+        for id in ClockId::ALL {
+            let json = serde_json::to_string(&id).unwrap();
+            assert_eq!(json, format!("\"{}\"", id.as_str()));
+            assert_eq!(serde_json::from_str::<ClockId>(&json).unwrap(), id);
+        }
+    }
 
     const CHROME: &str = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) \
                           Chrome/156.0.0.0 Safari/537.36";
