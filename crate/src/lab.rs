@@ -34,24 +34,45 @@ impl Plan {
 
     /// The plan cut to `share` seconds in all: the tick first (every other experiment
     /// needs it), then the overhead and the fits in proportion to their budgets; none below
-    /// a millisecond.
+    /// a millisecond. What a command with a deadline gives each clock.
     pub fn within(&self, share: f64) -> Plan {
         let mut p = self.clone();
         if share >= self.seconds() {
             return p;
         }
-        let floor = |t: f64| t.max(1e-3);
-        p.tick.budget.time_s = floor(self.tick.budget.time_s.min(share));
+        p.tick.budget.time_s = floor_ms(self.tick.budget.time_s.min(share));
         let rest = (share - p.tick.budget.time_s).max(0.0);
-        let k = rest / (self.seconds() - self.tick.budget.time_s).max(1e-9);
-        if let Some(o) = p.overhead.as_mut() {
-            o.budget.time_s = floor(o.budget.time_s * k);
-        }
-        for (_, f) in &mut p.fits {
-            f.budget.time_s = floor(f.budget.time_s * k);
-        }
+        p.scale_after_tick(rest / (self.seconds() - self.tick.budget.time_s).max(1e-9));
         p
     }
+
+    /// The plan cut to `share` seconds in all, every experiment in proportion (none below
+    /// a millisecond): for a caller that can answer only between experiments (a page's
+    /// main thread and its Cancel), so that the longest of them stays short too.
+    pub fn in_proportion_within(&self, share: f64) -> Plan {
+        let mut p = self.clone();
+        // Budgets that add up to the share but for rounding are within it.
+        if share * (1.0 + 1e-9) >= self.seconds() {
+            return p;
+        }
+        let k = share / self.seconds();
+        p.tick.budget.time_s = floor_ms(self.tick.budget.time_s * k);
+        p.scale_after_tick(k);
+        p
+    }
+
+    fn scale_after_tick(&mut self, k: f64) {
+        if let Some(o) = self.overhead.as_mut() {
+            o.budget.time_s = floor_ms(o.budget.time_s * k);
+        }
+        for (_, f) in &mut self.fits {
+            f.budget.time_s = floor_ms(f.budget.time_s * k);
+        }
+    }
+}
+
+fn floor_ms(t: f64) -> f64 {
+    t.max(1e-3)
 }
 
 /// Runs the plan on `clock`. A failed experiment is recorded in the report and the later
@@ -242,6 +263,14 @@ mod tests {
                 p.seconds()
             );
             assert_eq!(p.tick.budget.time_s, share.clamp(1e-3, 0.06), "{share}");
+            // In proportion: the same total, no experiment keeping more than its share.
+            let q = plan.in_proportion_within(share);
+            assert!(q.seconds() <= share.max(1e-3) + 0.002 + 1e-12, "{share}");
+            let k = share / plan.seconds();
+            assert_eq!(q.tick.budget.time_s, (0.06 * k).max(1e-3), "{share}");
+            let o = q.overhead.as_ref().unwrap().budget.time_s;
+            assert_eq!(o, (0.02 * k).max(1e-3), "{share}");
         }
+        assert_eq!(plan.in_proportion_within(1.0).seconds(), plan.seconds());
     }
 }

@@ -35,7 +35,8 @@ pub const CALIBRATION_MS: f64 = 100.0;
 pub const MAIN_THREAD_S: f64 = 0.075;
 
 /// The page's plan for one clock. A main-thread clock gets a quarter of the budgets, at most
-/// [`MAIN_THREAD_S`] in all, and no fit, so Cancel is honoured within 100 ms.
+/// [`MAIN_THREAD_S`] in all (the core's cut, every experiment in proportion), and no fit, so
+/// Cancel is honoured within 100 ms.
 pub fn plan_for(
     entry: &Entry,
     settings: &Settings,
@@ -44,13 +45,9 @@ pub fn plan_for(
     if entry.place != Place::Main {
         return settings.plan(fit && entry.can_fit, 1.0);
     }
-    let mut plan = settings.plan(false, 0.25)?;
-    let tick = &mut plan.tick.budget.time_s;
-    *tick = tick.min(0.05);
-    if let Some(o) = &mut plan.overhead {
-        o.budget.time_s = o.budget.time_s.min(MAIN_THREAD_S - 0.05);
-    }
-    Ok(plan)
+    Ok(settings
+        .plan(false, 0.25)?
+        .in_proportion_within(MAIN_THREAD_S))
 }
 
 /// One unit in the last place of `x`.
