@@ -395,20 +395,15 @@ function renderDetail() {
   $("overhead-detail").hidden = !(d && d.overhead);
   $("fit-detail").hidden = !(d && d.fit);
   if (!d) return;
-  if (d.tick) {
-    $("tick-text").textContent = d.tick;
-    for (const v of ["raw", "sorted", "diff_sorted", "histogram"]) plot(`plot-${v}`, id, v);
-    $("grid-figure").hidden = !d.views.includes("grid");
-    if (d.views.includes("grid")) plot("plot-grid", id, "grid");
-  }
-  if (d.overhead) {
-    $("overhead-text").textContent = d.overhead;
-    plot("plot-overhead", id, "overhead");
-  }
-  if (d.fit) {
-    $("fit-text").textContent = d.fit;
-    plot("plot-fit", id, "fit");
-    plot("plot-excess", id, "excess");
+  if (d.tick) $("tick-text").textContent = d.tick;
+  if (d.overhead) $("overhead-text").textContent = d.overhead;
+  if (d.fit) $("fit-text").textContent = d.fit;
+  // Each canvas plot-V shows view V when the Lab says this clock has it: a new view is its
+  // plot and its figure in index.html, nothing here.
+  for (const c of $("details").querySelectorAll("canvas[id^='plot-']")) {
+    const v = c.id.slice(5);
+    c.closest("figure").hidden = !d.views.includes(v);
+    if (d.views.includes(v)) plot(c.id, id, v);
   }
 }
 
