@@ -2,6 +2,7 @@
 // the server's own report, and a result link.
 import { $, el, showError } from "./page.js";
 import { download, state } from "./lab-state.js";
+import { Message } from "./pkg/ticklab_www.js";
 
 const NATIVE_REPORT = "native/report.json";
 
@@ -11,10 +12,10 @@ function digestInWorker(items) {
   return new Promise((resolve) => {
     const w = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
     const done = (out) => { w.terminate(); resolve(out); };
-    w.onmessage = (ev) => done(ev.data.kind === "digests" ? ev.data.out
+    w.onmessage = (ev) => done(ev.data.kind === Message.Digested ? ev.data.out
       : items.map(({ name }) => ({ name, error: ev.data.message })));
     w.onerror = (ev) => { ev.preventDefault(); done(items.map(({ name }) => ({ name, error: "the worker could not start" }))); };
-    w.postMessage({ kind: "digests", items });
+    w.postMessage({ kind: Message.Digests, items });
   });
 }
 

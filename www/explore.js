@@ -2,6 +2,7 @@
 // simulated clock whose knobs the visitor turns.
 import { $, el } from "./page.js";
 import { plot, sizeCanvas, state } from "./lab-state.js";
+import { Message } from "./pkg/ticklab_www.js";
 
 export async function analyzeInput(ev) {
   ev.preventDefault();
@@ -82,7 +83,7 @@ function runPlay() {
   }
   play.worker.onmessage = (ev) => {
     play.busy = false;
-    if (ev.data.kind === "play") {
+    if (ev.data.kind === Message.Played) {
       const d = state.lab.add_play(ev.data.report);
       $("play-text").textContent = [d.tick, d.fit].filter(Boolean).join(" ");
       for (const v of ["raw", "sorted", "diff_sorted", "excess"]) plot(`play-${v}`, "playground", v);
@@ -94,7 +95,7 @@ function runPlay() {
     }
     if (play.pending !== null) runPlay();
   };
-  play.worker.postMessage({ kind: "play", knobs: knobs() });
+  play.worker.postMessage({ kind: Message.Play, knobs: knobs() });
 }
 
 export function startPlayground() {

@@ -3,7 +3,7 @@
 // (compare.js), the analysis and the playground (explore.js) beside it. The science, the
 // results and every word and number shown of them are in the wasm module's Lab; these files
 // only read the page's clocks, move data and build DOM.
-import init, { Lab } from "./pkg/ticklab_www.js";
+import init, { Lab, Message } from "./pkg/ticklab_www.js";
 import { $, becomeIsolated, el, noteError, showError, status } from "./page.js";
 import { download, plot, state } from "./lab-state.js";
 import { clearCompare, exportMatrix, fetchNative, loadFiles, openLink, renderCompare, shareLink, sortBy } from "./compare.js";
@@ -152,11 +152,12 @@ function runInWorker(id, settings, fit, onProgress, extra = {}) {
       const m = ev.data;
       if (m.id !== id) return;
       watch();
-      if (m.kind === "progress") onProgress(m.fraction);
+      if (m.kind === Message.Progress) onProgress(m.fraction);
       else {
         clearTimeout(timer);
         // A worker whose wasm failed may be left broken: fail() starts a new one.
-        if (m.kind === "result") resolve(m.report);
+        if (m.kind === Message.Measured) resolve(m.report);
+        else if (m.kind === Message.Counted) resolve(m);
         else fail(m.message);
       }
     };
@@ -164,7 +165,7 @@ function runInWorker(id, settings, fit, onProgress, extra = {}) {
       ev.preventDefault();
       fail(`the worker failed: ${ev.message || "it could not start (are module workers supported?)"}`);
     };
-    w.postMessage({ ctx: state.ctx, id, settings, fit, counter: state.counter ? state.counter.sab : null, ...extra });
+    w.postMessage({ kind: Message.Run, ctx: state.ctx, id, settings, fit, counter: state.counter ? state.counter.sab : null, ...extra });
   });
 }
 
@@ -275,7 +276,7 @@ async function runAll(ev) {
         const seconds = state.lab.count_s();
         // The messages in the worker, alone; the timeouts on the page's own thread.
         const { times, counts, elapsed } = entry.id === "message-channel"
-          ? await runInWorker(entry.id, settings, false, progress, { kind: "count", seconds })
+          ? await runInWorker(entry.id, settings, false, progress, { kind: Message.Count, seconds })
           : await timeoutChain(seconds);
         if (state.cancelled) return false;
         rows = state.lab.add_counts(entry.id, new Float64Array(times), new Float64Array(counts), elapsed);
@@ -522,7 +523,7 @@ function runBench() {
   }, 120000);
   w.onmessage = (ev) => {
     clearTimeout(timer);
-    if (ev.data.kind === "bench") {
+    if (ev.data.kind === Message.Benched) {
       document.body.dataset.bench = JSON.stringify(ev.data.rows);
       status("Benchmark done.");
       document.body.dataset.state = "done";
@@ -531,6 +532,6 @@ function runBench() {
       document.body.dataset.state = "failed";
     }
   };
-  w.postMessage({ kind: "bench", ctx: state.ctx, counter: state.counter ? state.counter.sab : null });
+  w.postMessage({ kind: Message.Bench, ctx: state.ctx, counter: state.counter ? state.counter.sab : null });
 }
 

@@ -430,9 +430,16 @@ fn least_values(perf: &Performance, shuffled: bool) -> Result<(String, bool, Str
     Ok((format!("{m:.1} ms"), true, String::new()))
 }
 
+#[wasm_bindgen(raw_module = "../js-reads.js")]
+extern "C" {
+    /// The reference of the read cost: performance.now read by a plain JavaScript loop at
+    /// its best, timed its own way (www/js-reads.js), in ns.
+    #[wasm_bindgen(js_name = plainLoopNs)]
+    pub fn plain_loop_ns() -> f64;
+}
+
 /// Every page figure this worker can measure. `js_read_ns` is the plain JavaScript loop's
 /// cost of a performance.now read here; `counter` the SharedArrayBuffer cell, if any.
-#[wasm_bindgen]
 pub fn bench(
     ctx: JsValue,
     js_read_ns: f64,

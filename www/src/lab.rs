@@ -1,5 +1,5 @@
-//! The `Lab` handle the page holds and the plain functions the worker calls: one clock
-//! measured, reports read, the playground; words and plots from the core.
+//! The `Lab` handle the page holds, and the lab worker's protocol ([`Message`], [`answer`]):
+//! one clock measured, reports read, the playground; words and plots from the core.
 
 use super::*;
 use catalogue::ClockId;
@@ -56,13 +56,19 @@ pub fn start() {
     }));
 }
 
+/// `{experiment, fraction, samples}` of a progress.
+fn progress_object(p: &Progress<'_>) -> Object {
+    let o = Object::new();
+    let _ = Reflect::set(&o, &"experiment".into(), &p.experiment.into());
+    let _ = Reflect::set(&o, &"fraction".into(), &p.fraction.into());
+    let _ = Reflect::set(&o, &"samples".into(), &(p.samples as f64).into());
+    o
+}
+
 /// An observer that reports progress to `progress` and cancels when it returns truthy.
 fn observer(progress: &Function) -> impl FnMut(&Progress<'_>) -> Flow + '_ {
     move |p: &Progress<'_>| -> Flow {
-        let o = Object::new();
-        let _ = Reflect::set(&o, &"experiment".into(), &p.experiment.into());
-        let _ = Reflect::set(&o, &"fraction".into(), &p.fraction.into());
-        let _ = Reflect::set(&o, &"samples".into(), &(p.samples as f64).into());
+        let o = progress_object(p);
         match progress.call1(&JsValue::NULL, &o) {
             Ok(v) if v.is_truthy() => Flow::Cancel,
             _ => Flow::Continue,
@@ -178,7 +184,8 @@ impl Lab {
     }
 
     /// Runs clock `id` here, on the page's thread, keeps its result and returns its
-    /// summary row. `progress` is as for [`run_clock`].
+    /// summary row. `progress` gets `{experiment, fraction, samples}` every 20 ms, and a
+    /// truthy return cancels.
     pub fn run_here(
         &mut self,
         id: &str,
@@ -315,7 +322,7 @@ impl Lab {
         to_js(&self.session.export_csv().map_err(js_err)?)
     }
 
-    /// Keeps the digest of another report, made by [`digest_report`] in a worker, and
+    /// Keeps the digest of another report, made in a worker ([`Message::Digests`]), and
     /// says what it holds.
     pub fn add_digest(&mut self, digest: JsValue) -> Result<String, JsError> {
         let d: Digest = from_js(digest, "digest")?;
@@ -435,54 +442,139 @@ impl Lab {
     }
 }
 
-/// The digests of a report's JSON text (one) or a saved comparison's (one per engine and
-/// context that measured), `from` a file or the server, for the page's [`Lab::add_digest`];
-/// made in a worker, so thirty files never hold up the page. Malformed, foreign and
-/// oversized documents are refused with a message.
+/// Every message between the page and a lab worker, by kind, written as the `kind` field
+/// of `{kind, id?, ...}`. The page asks: `Run` clock `id` (`ctx`, `settings`, `fit`,
+/// `counter`), `Play` the playground (`knobs`), `Digests` of files (`items`: `{name,
+/// blob}`), `Count` a MessageChannel's messages (`seconds`), `Bench` (`ctx`, `counter`).
+/// The worker answers `Progress` (`fraction`, `experiment`, `samples`) while it runs, then
+/// `Measured` (`report`: the clock's `ClockReport`), `Counted` (`times`, `counts`,
+/// `elapsed`), `Played` (`report`), `Digested` (`out`: `{name, digest}` or `{name,
+/// error}`), `Benched` (`rows`) or `Failed` (`message`). Every answer carries the ask's
+/// `id`. The worker's one entry point for the Rust side is [`answer`]; Count's messages are
+/// JavaScript events, which worker.js counts.
 #[wasm_bindgen]
-pub fn digest_report(text: &str, from: &str) -> Result<JsValue, JsError> {
-    let d = digests_of(text, from).map_err(|e| js_err(format!("Could not read {from}: {e}")))?;
-    to_js(&d)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Message {
+    Run,
+    Play,
+    Digests,
+    Count,
+    Bench,
+    Progress,
+    Measured,
+    Counted,
+    Played,
+    Digested,
+    Benched,
+    Failed,
 }
 
-/// Runs the playground's simulated clock for knobs `{tick, jitter, read, per_n}` (the
-/// sliders' positions) and returns its `ClockReport`, for the page's [`Lab::add_play`].
-#[wasm_bindgen]
-pub fn play(knobs: JsValue) -> Result<JsValue, JsError> {
-    let k: Knobs = from_js(knobs, "playground")?;
-    let seed = 0x91a7 ^ js_sys::Date::now() as u64;
-    to_js(&playground::run(&k, seed).map_err(js_err)?)
+impl Message {
+    /// The kind a message's `kind` field names.
+    fn of(v: &JsValue) -> Option<Message> {
+        use Message::*;
+        let k = field(v, "kind").as_f64()?;
+        [Run, Play, Digests, Count, Bench]
+            .into_iter()
+            .find(|m| *m as u32 as f64 == k)
+    }
 }
 
-/// Runs clock `id` of a page in context `ctx` (as for [`Lab::new`]) here, in the lab's
-/// worker, with the form as the page's lab checked it (`settings`: nothing is parsed
-/// twice), and hands its `ClockReport` out for the page's lab: the one report that crosses
-/// the boundary in a run, one clock at a time. `progress` gets `{experiment, fraction,
-/// samples}` every 20 ms, and a truthy return cancels; `counter` is the SharedArrayBuffer
-/// cell, when there is one.
+/// Answers `ask` (a [`Message`] the page posted to a lab worker) through `post`: progress
+/// while it runs, then its one answer. What fails is returned, for the worker to post as
+/// `Failed`.
 #[wasm_bindgen]
-pub fn run_clock(
-    ctx: JsValue,
-    id: &str,
-    settings: JsValue,
-    fit: bool,
-    progress: Function,
-    counter: Option<Int32Array>,
-) -> Result<JsValue, JsError> {
-    let ctx: catalogue::Context = from_js(ctx, "context")?;
-    let settings: Settings = from_js(settings, "settings")?;
-    let entry = catalogue::entry(&ctx, ClockId::parse(id).map_err(js_err)?);
-    let report =
-        measure(&entry, &settings, fit, counter, &mut observer(&progress)).map_err(js_err)?;
-    to_js(&report)
+pub fn answer(ask: JsValue, post: &Function) -> Result<(), JsError> {
+    let id = field(&ask, "id");
+    let reply = |kind: Message, key: &str, value: &JsValue| {
+        let o = Object::new();
+        let _ = Reflect::set(&o, &"kind".into(), &(kind as u32).into());
+        let _ = Reflect::set(&o, &"id".into(), &id);
+        let _ = Reflect::set(&o, &key.into(), value);
+        post.call1(&JsValue::NULL, &o).map(|_| ()).map_err(|_| js_err("could not post"))
+    };
+    let counter = || {
+        let sab = field(&ask, "counter");
+        (!sab.is_null() && !sab.is_undefined()).then(|| Int32Array::new(&sab))
+    };
+    match Message::of(&ask) {
+        Some(Message::Run) => {
+            let ctx: catalogue::Context = from_js(field(&ask, "ctx"), "context")?;
+            let settings: Settings = from_js(field(&ask, "settings"), "settings")?;
+            let name = id.as_string().unwrap_or_default();
+            let entry = catalogue::entry(&ctx, ClockId::parse(&name).map_err(js_err)?);
+            let fit = field(&ask, "fit").is_truthy();
+            // The page cancels a worker's run by ending the worker: progress only goes out.
+            let mut progress = |p: &Progress<'_>| {
+                let o = progress_object(p);
+                let _ = Reflect::set(&o, &"kind".into(), &(Message::Progress as u32).into());
+                let _ = Reflect::set(&o, &"id".into(), &id);
+                let _ = post.call1(&JsValue::NULL, &o);
+                Flow::Continue
+            };
+            let report =
+                measure(&entry, &settings, fit, counter(), &mut progress).map_err(js_err)?;
+            reply(Message::Measured, "report", &to_js(&report)?)
+        }
+        Some(Message::Play) => {
+            let k: Knobs = from_js(field(&ask, "knobs"), "playground")?;
+            let seed = 0x91a7 ^ js_sys::Date::now() as u64;
+            let report = playground::run(&k, seed).map_err(js_err)?;
+            reply(Message::Played, "report", &to_js(&report)?)
+        }
+        Some(Message::Digests) => {
+            let items: js_sys::Array = field(&ask, "items")
+                .dyn_into()
+                .map_err(|_| js_err("no files to read"))?;
+            let out = js_sys::Array::new();
+            for item in items.iter() {
+                let name = field(&item, "name").as_string().unwrap_or_default();
+                let o = Object::new();
+                match read_digests(&field(&item, "blob"), &name) {
+                    Ok(ds) => {
+                        for d in ds {
+                            let o = Object::new();
+                            let _ = Reflect::set(&o, &"name".into(), &d.from.as_str().into());
+                            let _ = Reflect::set(&o, &"digest".into(), &to_js(&d)?);
+                            out.push(&o);
+                        }
+                        continue;
+                    }
+                    Err(why) => {
+                        let _ = Reflect::set(&o, &"name".into(), &name.into());
+                        let _ = Reflect::set(&o, &"error".into(), &why.into());
+                    }
+                }
+                out.push(&o);
+            }
+            reply(Message::Digested, "out", &out)
+        }
+        Some(Message::Bench) => bench_answer(&ask, counter()).and_then(|rows| reply(Message::Benched, "rows", &rows)),
+        Some(Message::Count) | None | Some(_) => Err(js_err("a lab worker cannot answer this message")),
+    }
 }
 
-/// Refuses a file of `bytes` from `from` before it is read, if it is larger than a report
-/// may be (a comparison too, here: six engines' is 2 MB).
-#[wasm_bindgen]
-pub fn check_report_size(bytes: f64, from: &str) -> Result<(), JsError> {
-    Report::check_size(bytes.min(usize::MAX as f64) as usize)
-        .map_err(|e| js_err(format!("Could not read {from}: {e}")))
+/// The page's figures, in a build for `cargo xtask bench`.
+#[cfg(feature = "bench")]
+fn bench_answer(ask: &JsValue, counter: Option<Int32Array>) -> Result<JsValue, JsError> {
+    crate::bench::bench(field(ask, "ctx"), crate::bench::plain_loop_ns(), counter)
+}
+
+#[cfg(not(feature = "bench"))]
+fn bench_answer(_: &JsValue, _: Option<Int32Array>) -> Result<JsValue, JsError> {
+    Err(js_err("this build has no benchmark: run `cargo xtask bench`"))
+}
+
+/// The digests of one file (a `Blob`) the page chose: refused unread if larger than a report
+/// may be, else read here (a worker may read a file at once) and reduced.
+fn read_digests(blob: &JsValue, from: &str) -> Result<Vec<Digest>, String> {
+    let said = |e: ticklab::Error| format!("Could not read {from}: {e}");
+    let blob: &web_sys::Blob = blob.dyn_ref().ok_or_else(|| format!("{from}: not a file"))?;
+    Report::check_size(blob.size().min(usize::MAX as f64) as usize).map_err(said)?;
+    let text = web_sys::FileReaderSync::new()
+        .and_then(|r| r.read_as_text(blob))
+        .map_err(|_| format!("Could not read {from}: the browser could not read the file"))?;
+    digests_of(&text, from).map_err(said)
 }
 
 /// `v` as JSON text, indented by `indent` spaces, by the browser's JSON writer: a second

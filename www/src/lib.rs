@@ -2,12 +2,12 @@
 //! clocks into the core's [`Clock`](ticklab::Clock)s, keeps the page's results in wasm
 //! memory behind the [`Lab`] handle, and draws the plot crate's views on a canvas.
 //!
-//! The same module is loaded by the lab's worker (spinning clocks: `run_clock` hands each
-//! clock's report out) and by the page (a `Lab`: the form, main-thread and sampled clocks,
+//! The same module is loaded by the lab's worker (spinning clocks: its [`answer`] hands each
+//! clock's report out, in the [`Message`]s of the worker's protocol) and by the page (a `Lab`: the form, main-thread and sampled clocks,
 //! the worker's results, words and plots from the core, import and export). The page's
 //! first answer comes before either, from the small `ticklab-first` module, whose claims
 //! and performance.now clock this crate shares. `clocks` builds the page's clocks, `lab` is
-//! the handle and the worker's functions, `canvas` the backend the plots are drawn with.
+//! the handle and the worker's protocol, `canvas` the backend the plots are drawn with.
 
 pub mod catalogue;
 pub mod class;
