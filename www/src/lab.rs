@@ -491,7 +491,9 @@ pub fn answer(ask: JsValue, post: &Function) -> Result<(), JsError> {
         let _ = Reflect::set(&o, &"kind".into(), &(kind as u32).into());
         let _ = Reflect::set(&o, &"id".into(), &id);
         let _ = Reflect::set(&o, &key.into(), value);
-        post.call1(&JsValue::NULL, &o).map(|_| ()).map_err(|_| js_err("could not post"))
+        post.call1(&JsValue::NULL, &o)
+            .map(|_| ())
+            .map_err(|_| js_err("could not post"))
     };
     let counter = || {
         let sab = field(&ask, "counter");
@@ -549,8 +551,12 @@ pub fn answer(ask: JsValue, post: &Function) -> Result<(), JsError> {
             }
             reply(Message::Digested, "out", &out)
         }
-        Some(Message::Bench) => bench_answer(&ask, counter()).and_then(|rows| reply(Message::Benched, "rows", &rows)),
-        Some(Message::Count) | None | Some(_) => Err(js_err("a lab worker cannot answer this message")),
+        Some(Message::Bench) => {
+            bench_answer(&ask, counter()).and_then(|rows| reply(Message::Benched, "rows", &rows))
+        }
+        Some(Message::Count) | None | Some(_) => {
+            Err(js_err("a lab worker cannot answer this message"))
+        }
     }
 }
 
@@ -562,14 +568,18 @@ fn bench_answer(ask: &JsValue, counter: Option<Int32Array>) -> Result<JsValue, J
 
 #[cfg(not(feature = "bench"))]
 fn bench_answer(_: &JsValue, _: Option<Int32Array>) -> Result<JsValue, JsError> {
-    Err(js_err("this build has no benchmark: run `cargo xtask bench`"))
+    Err(js_err(
+        "this build has no benchmark: run `cargo xtask bench`",
+    ))
 }
 
 /// The digests of one file (a `Blob`) the page chose: refused unread if larger than a report
 /// may be, else read here (a worker may read a file at once) and reduced.
 fn read_digests(blob: &JsValue, from: &str) -> Result<Vec<Digest>, String> {
     let said = |e: ticklab::Error| format!("Could not read {from}: {e}");
-    let blob: &web_sys::Blob = blob.dyn_ref().ok_or_else(|| format!("{from}: not a file"))?;
+    let blob: &web_sys::Blob = blob
+        .dyn_ref()
+        .ok_or_else(|| format!("{from}: not a file"))?;
     Report::check_size(blob.size().min(usize::MAX as f64) as usize).map_err(said)?;
     let text = web_sys::FileReaderSync::new()
         .and_then(|r| r.read_as_text(blob))
