@@ -20,7 +20,7 @@ fn start(db: &std::path::Path, port: u16, extra: &[&str]) -> Class {
     ticklab_browser::start_class(std::path::Path::new(BIN), db, port, extra)
 }
 use serde_json::{json, Value};
-use ticklab_browser::{assert_catalogued, catalogue_row};
+use ticklab_browser::{assert_bad_inputs_listed, bad_input_row};
 
 /// One HTTP/1.0 request from `from` (any address of 127.0.0.0/8): the status and the body.
 fn request(
@@ -306,7 +306,7 @@ fn a_class_takes_runs_refuses_what_it_should_and_goes_on_after_a_restart() {
         );
         assert_eq!(status, *want, "{what}: {answer}");
         assert!(answer.contains(why), "{what}: {answer}");
-        rows.push(catalogue_row("class", what, &format!("{want}, the reason")));
+        rows.push(bad_input_row("class", what, &format!("{want}, the reason")));
     }
     // The teacher's routes, without the key or with a wrong one.
     for (method, path) in [
@@ -328,7 +328,7 @@ fn a_class_takes_runs_refuses_what_it_should_and_goes_on_after_a_restart() {
             b"",
         );
         assert_eq!((none, bad), (403, 403), "{method} {path}");
-        rows.push(catalogue_row(
+        rows.push(bad_input_row(
             "class",
             &format!("`{method} {path}` without the teacher's key, or with a wrong one"),
             "403",
@@ -341,7 +341,7 @@ fn a_class_takes_runs_refuses_what_it_should_and_goes_on_after_a_restart() {
     }
     let (s, b) = post(HERE, c.port, &c.code, &student(3), "", &chromium);
     assert_eq!(s, 429, "{b}");
-    rows.push(catalogue_row(
+    rows.push(bad_input_row(
         "class",
         "an 11th post of one student within a minute",
         "429, the reason",
@@ -349,12 +349,12 @@ fn a_class_takes_runs_refuses_what_it_should_and_goes_on_after_a_restart() {
     // Other methods and the database itself.
     assert_eq!(request(HERE, c.port, "GET", "/class/runs", &[], b"").0, 405);
     assert_eq!(request(HERE, c.port, "PUT", "/index.html", &[], b"").0, 405);
-    rows.push(catalogue_row(
+    rows.push(bad_input_row(
         "class",
         "`GET /class/runs`, `PUT /index.html`",
         "405",
     ));
-    assert_catalogued("class", &rows);
+    assert_bad_inputs_listed("class", &rows);
 
     // The teacher's views.
     let (s, json) = teacher(c.port, &c.key, "GET", "/class/rows.json", b"");

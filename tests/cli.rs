@@ -1,4 +1,4 @@
-//! The `ticklab` command end to end: every subcommand, every output format, and a catalogue of
+//! The `ticklab` command end to end: every subcommand, every output format, and a table of
 //! bad inputs that must each get exit code 2 and a message saying what to fix.
 
 use std::io::Write;
@@ -268,8 +268,8 @@ fn a_hostile_report_is_shown_as_text_never_as_terminal_controls() {
         "{err:?}"
     );
     let row =
-        |input: &str, outcome: &str| ticklab_browser::catalogue_row("cli output", input, outcome);
-    ticklab_browser::assert_catalogued(
+        |input: &str, outcome: &str| ticklab_browser::bad_input_row("cli output", input, outcome);
+    ticklab_browser::assert_bad_inputs_listed(
         "cli output",
         &[
             row(
@@ -751,13 +751,13 @@ fn bad_inputs_get_exit_2_and_a_message() {
             .code(2)
             .stderr(contains(*hint));
         let words: Vec<String> = args.iter().map(|a| shown(a)).collect();
-        rows.push(ticklab_browser::catalogue_row(
+        rows.push(ticklab_browser::bad_input_row(
             "cli",
             &format!("`ticklab {}`", words.join(" ")),
             &format!("exit 2, \"{hint}\""),
         ));
     }
-    ticklab_browser::assert_catalogued("cli", &rows);
+    ticklab_browser::assert_bad_inputs_listed("cli", &rows);
 }
 
 #[test]

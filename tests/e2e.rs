@@ -13,8 +13,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use ticklab_browser::{
-    assert_catalogued, catalogue_row, open, open_phone, serve, wait_done, which, Browser, Client,
-    Guard, Locator, StaticHost,
+    assert_bad_inputs_listed, bad_input_row, open, open_phone, serve, wait_done, which, Browser,
+    Client, Guard, Locator, StaticHost,
 };
 
 use common::{native_report, target, BIN};
@@ -493,7 +493,7 @@ async fn wait_ready(c: &ticklab_browser::Client) -> Result<(), String> {
 }
 
 /// Bad form fields, hostile imports, Cancel and a hidden tab, in one browser; returns the
-/// catalogue rows tried and a line of figures.
+/// bad-input rows tried and a line of figures.
 async fn hostile_page(
     browser: Browser,
     driver: &Path,
@@ -606,7 +606,7 @@ async fn refused_fields(c: &Client) -> Result<Vec<String>, String> {
                 "{label} = {value}: error {msg:?}, state {state}, {elements:?} elements"
             ));
         }
-        rows.push(catalogue_row(
+        rows.push(bad_input_row(
             "page field",
             &format!("{label} = `{value}`"),
             &format!("error shown, \"{want}\"; no run starts"),
@@ -627,7 +627,7 @@ async fn refused_fields(c: &Client) -> Result<Vec<String>, String> {
     if out[0].as_str() != Some(want) || out[1].as_str() != Some("ready") {
         return Err(format!("no clock chosen: {out}"));
     }
-    rows.push(catalogue_row(
+    rows.push(bad_input_row(
         "page field",
         "no clock chosen",
         &format!("error shown, \"{want}\"; no run starts"),
@@ -732,7 +732,7 @@ async fn refused_imports(c: &Client, files: &Path) -> Result<Vec<String>, String
         if js(c, SNAPSHOT).await? != before {
             return Err(format!("{name}: the page changed beyond its status line"));
         }
-        rows.push(catalogue_row(
+        rows.push(bad_input_row(
             "import",
             &format!("{what} (`{name}`)"),
             &format!("\"{want}\"; nothing else changes"),
@@ -761,7 +761,7 @@ async fn refused_imports(c: &Client, files: &Path) -> Result<Vec<String>, String
             "HTML in an imported report: [elements, not run, name as text, cpu as text] = {out}"
         ));
     }
-    rows.push(catalogue_row(
+    rows.push(bad_input_row(
         "import",
         "a report whose clock name is `<img src=x onerror=\"self.pwned=1\">` and CPU `<script>self.pwned=2</script>`",
         "shown as text; no element made, no script run",
@@ -842,7 +842,7 @@ async fn refused_pastes(c: &Client) -> Result<Vec<String>, String> {
         {
             return Err(format!("pasting {what}: {out}"));
         }
-        rows.push(catalogue_row(
+        rows.push(bad_input_row(
             "page analysis",
             &format!("pasted: {what}"),
             &format!("\"{want}\" where the answer goes; no figure, no plot"),
@@ -911,7 +911,7 @@ async fn refused_links(c: &Client, url: &str) -> Result<Vec<String>, String> {
         if out[0] != "failed" || !out[1].as_str().unwrap_or("").contains(want) || out[2] != 0 {
             return Err(format!("link {what}: {out}"));
         }
-        rows.push(catalogue_row(
+        rows.push(bad_input_row(
             "result link",
             what,
             &format!("\"{want}\"; no result shown"),
@@ -1048,7 +1048,7 @@ fn the_page_refuses_bad_input_and_imports_and_cancels_within_100_ms() {
         let (rows, line) = rt
             .block_on(hostile_page(browser, &drv, &url, &files))
             .unwrap_or_else(|e| panic!("{browser:?}: {e}"));
-        assert_catalogued(
+        assert_bad_inputs_listed(
             "page field",
             &rows
                 .iter()
@@ -1057,7 +1057,7 @@ fn the_page_refuses_bad_input_and_imports_and_cancels_within_100_ms() {
                 .collect::<Vec<_>>(),
         );
         for area in ["import", "page analysis", "result link"] {
-            assert_catalogued(
+            assert_bad_inputs_listed(
                 area,
                 &rows
                     .iter()
@@ -1599,15 +1599,15 @@ fn a_worker_that_dies_mid_run_leaves_the_results_so_far_and_names_its_death() {
     let outcome = |why: &str| {
         format!("that clock failed, \"{why}\", in the summary and Export; the clocks before it kept, the clocks after it measured in a new worker")
     };
-    assert_catalogued(
+    assert_bad_inputs_listed(
         "page run",
         &[
-            catalogue_row(
+            bad_input_row(
                 "page run",
                 "the lab's worker terminated mid-clock, then the error event of a worker whose script failed",
                 &outcome(DEATH_RUN[1].1.unwrap_or("")),
             ),
-            catalogue_row(
+            bad_input_row(
                 "page run",
                 "the lab's worker terminated mid-clock with nothing said (as when the browser kills it)",
                 &outcome(DEATH_RUN[3].1.unwrap_or("")),
@@ -2046,20 +2046,20 @@ fn a_class_of_60_big_reports_keeps_the_page_responsive_and_hostile_text_stays_te
         chosen.len()
     ));
     eprintln!("{}", lines.join("\n"));
-    assert_catalogued(
+    assert_bad_inputs_listed(
         "compare",
         &[
-            catalogue_row(
+            bad_input_row(
                 "compare",
                 &format!("a report whose every free-text field holds markup, script, entities, template syntax, bidirectional, zero-width or control characters (`{}`, `{}`...), one clock name of 5 000 characters, in a file named `{name}`", HOSTILE[0], HOSTILE[1]),
                 "shown as text, each field clipped to 300 characters; no element made, no script run",
             ),
-            catalogue_row(
+            bad_input_row(
                 "compare",
                 &format!("a report whose platform is `{}` (`markup-platform.json`)", HOSTILE[1]),
                 "refused, \"Could not read markup-platform.json: ...\", the markup quoted as text",
             ),
-            catalogue_row(
+            bad_input_row(
                 "compare",
                 "60 reports of 2 MB or more (a whole `ticklab run --save` each), chosen at once",
                 "read in a worker; each clock shows its first 10 reports and \"Show all 60 reports\"; no task of the page's thread over 200 ms",

@@ -12,7 +12,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use common::{native_report, BIN};
-use ticklab_browser::{assert_catalogued, catalogue_row, serve};
+use ticklab_browser::{assert_bad_inputs_listed, bad_input_row, serve};
 
 /// Sends `request` as is (no client normalises the path) and returns the status and head.
 fn raw(url: &str, request: &str) -> (u16, String) {
@@ -117,7 +117,7 @@ fn hostile_requests_are_refused() {
             want.contains(&status),
             "{method} {path}: {status}, want {want:?}"
         );
-        rows.push(catalogue_row(
+        rows.push(bad_input_row(
             "server",
             &format!("`{method} {path}`"),
             &outcome(want),
@@ -174,11 +174,11 @@ fn hostile_requests_are_refused() {
         assert!(want.contains(&status), "{what}: {status}, want {want:?}");
         // After each, the page is still served.
         assert_eq!(get(&url, "GET", "/").0, 200, "after {what}");
-        rows.push(catalogue_row("server", what, &outcome(want)));
+        rows.push(bad_input_row("server", what, &outcome(want)));
     }
     eprintln!("{table}");
     assert!(!site.join("evil.html").exists());
-    assert_catalogued("server", &rows);
+    assert_bad_inputs_listed("server", &rows);
 
     // Without isolation the same page comes without COOP/COEP.
     let (_plain, url) = serve(Path::new(BIN), &site, &report, &["--no-isolation"]).unwrap();
@@ -263,9 +263,9 @@ fn a_burst_of_1000_concurrent_requests_is_all_served() {
     );
     // And it still serves afterwards.
     assert_eq!(get(&url, "GET", "/").0, 200);
-    assert_catalogued(
+    assert_bad_inputs_listed(
         "server load",
-        &[catalogue_row(
+        &[bad_input_row(
             "server load",
             &format!("{N} requests in flight at once"),
             "every one served whole; the server goes on",
@@ -376,9 +376,9 @@ fn stalled_and_idle_clients_are_closed_while_others_are_served() {
         "a stalled or idle connection was open after 30 s"
     );
     assert_eq!(timed_get(&addr).0, 200);
-    assert_catalogued(
+    assert_bad_inputs_listed(
         "slow clients",
-        &[catalogue_row(
+        &[bad_input_row(
             "slow clients",
             "300 connections that send half a request head and stall, and one kept alive and idle",
             "all closed within 30 s (10 s after their last byte); a GET meanwhile served within 2 s",
@@ -448,9 +448,9 @@ fn under_256_descriptors_1000_stalled_attempts_leave_requests_served() {
     );
     assert!(took[0] < 30.0, "the first GET took {:.1} s", took[0]);
     assert!(took[1] < 2.0 && took[2] < 2.0, "{took:?}");
-    assert_catalogued(
+    assert_bad_inputs_listed(
         "slow clients, 256 descriptors",
-        &[catalogue_row(
+        &[bad_input_row(
             "slow clients, 256 descriptors",
             "1 000 stalled connection attempts under `ulimit -n 256`",
             "a GET served within 30 s, the next ones within 2 s; the server goes on",

@@ -3,10 +3,10 @@
 //! browsers (`www/tests/web.rs`), and must end inside its budget with the right tick, a tick
 //! flagged unreliable, or a typed error: never a confident wrong tick.
 
+use crate::characterise::{characterise_with, Plan};
 use crate::clock::{Clock, ClockInfo, ClockKind, CountPeriod, FloatClock, Ratio};
 use crate::error::ErrorKind;
 use crate::fit::FitOptions;
-use crate::lab::{characterise_with, Plan};
 use crate::overhead::OverheadOptions;
 use crate::report::ClockReport;
 use crate::run::{quiet, Budget};

@@ -2,9 +2,9 @@
 //! coarse jittered clock far more precisely than its tick.
 
 use ticklab::caveat::Caveat;
+use ticklab::characterise::{characterise, Plan};
 use ticklab::clock::{Clock, Ratio};
 use ticklab::fit::{self, least_values, FitOptions};
-use ticklab::lab::{characterise, Plan};
 use ticklab::overhead::{self, OverheadOptions};
 use ticklab::report::{Environment, Platform, Report};
 use ticklab::rng::SplitMix64;
@@ -297,7 +297,7 @@ fn a_read_cost_that_cannot_be_right_is_a_dash() {
     measured[0].info.name = "base".into();
     measured[1].info.name = "over base".into();
     measured[1].info.built_on = Some("base".into());
-    ticklab::lab::check_bases(&mut measured.iter_mut().collect::<Vec<_>>());
+    ticklab::characterise::check_bases(&mut measured.iter_mut().collect::<Vec<_>>());
     assert!(measured[0].overhead.as_ref().unwrap().per_read_ns.is_some());
     let o = measured[1].overhead.as_ref().unwrap();
     assert!(o.per_read_ns.is_none(), "{o:?}");
@@ -459,10 +459,11 @@ fn a_clock_too_coarse_for_its_budget_is_fitted_through_interpolation() {
     };
     let from = tl.now_ps();
     // 1.7 ns a unit of work, as the lab's own tests' simulated count-down.
-    let r = ticklab::lab::characterise_with(&mut clock, &mut sw, &mut q, &plan, &mut |_| {
-        Box::new(SimWork::new(&tl, 40_000.0, 1_700.0, 0, 9))
-    })
-    .unwrap();
+    let r =
+        ticklab::characterise::characterise_with(&mut clock, &mut sw, &mut q, &plan, &mut |_| {
+            Box::new(SimWork::new(&tl, 40_000.0, 1_700.0, 0, 9))
+        })
+        .unwrap();
     assert!(r.errors.is_empty(), "{:?}", r.errors);
     let f = &r.fits[0];
     let slope = f.slope_ns.unwrap();
@@ -497,10 +498,11 @@ fn an_interpolated_fit_with_budget_to_spare_spreads_its_runs_over_several_ticks(
         overhead: None,
         fits: vec![(WorkloadKind::Count, fit_opts)],
     };
-    let r = ticklab::lab::characterise_with(&mut clock, &mut sw, &mut q, &plan, &mut |_| {
-        Box::new(SimWork::new(&tl, 40_000.0, 1_700.0, 0, 9))
-    })
-    .unwrap();
+    let r =
+        ticklab::characterise::characterise_with(&mut clock, &mut sw, &mut q, &plan, &mut |_| {
+            Box::new(SimWork::new(&tl, 40_000.0, 1_700.0, 0, 9))
+        })
+        .unwrap();
     assert!(r.errors.is_empty(), "{:?}", r.errors);
     let f = &r.fits[0];
     let slope = f.slope_ns.unwrap();

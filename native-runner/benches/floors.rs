@@ -7,9 +7,9 @@ use std::hint::black_box;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use ticklab::characterise::{characterise, Plan};
 use ticklab::clock::Clock;
 use ticklab::fit::{self, FitOptions, FitResult, Reference};
-use ticklab::lab::{characterise, Plan};
 use ticklab::overhead::{repeat, OverheadOptions};
 use ticklab::present;
 use ticklab::report::Figure;

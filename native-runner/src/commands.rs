@@ -1,9 +1,9 @@
 //! list, run, tick, overhead and fit: select clocks, run the core's plan, print.
 
+use ticklab::characterise::{characterise_kept, Plan};
 use ticklab::clock::Clock;
 use ticklab::digest::{self, Digest};
 use ticklab::fit::FitOptions;
-use ticklab::lab::{characterise_kept, Plan};
 use ticklab::overhead::OverheadOptions;
 use ticklab::present;
 use ticklab::report::{ClockReport, CounterFrequency, Environment, Platform, Report};
@@ -176,7 +176,7 @@ fn measure(entries: Vec<Entry>, plan: &Plan, deadline: Option<f64>) -> Report {
         measured: clocks_run.len() as u64,
         total: total as u64,
     });
-    ticklab::lab::check_bases(&mut clocks_run.iter_mut().collect::<Vec<_>>());
+    ticklab::characterise::check_bases(&mut clocks_run.iter_mut().collect::<Vec<_>>());
     report.clocks = clocks_run;
     report
 }
@@ -345,7 +345,7 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
     let deadline = a.select.time.is_none().then_some(RUN_CLOCKS_S);
     let report = measure(select(&a.select.clocks)?, &plan, deadline);
     save(&report, a.select.save.as_deref())?;
-    output::emit(&report, &a.output, output::View::Summary)?;
+    output::emit(&report, &a.output, output::Printed::Summary)?;
     interrupted(&report, a.select.save.as_deref())?;
     let measured = report.clocks.iter().filter(|c| c.tick.is_some()).count();
     if explicit {
@@ -365,7 +365,7 @@ pub fn tick(a: ExperimentArgs) -> Result<(), CliError> {
     };
     let report = measure(select(&a.select.clocks)?, &plan, None);
     save(&report, a.select.save.as_deref())?;
-    output::emit(&report, &a.output, output::View::Tick)?;
+    output::emit(&report, &a.output, output::Printed::Tick)?;
     interrupted(&report, a.select.save.as_deref())?;
     failures(&report)
 }
@@ -383,7 +383,7 @@ pub fn overhead(a: ExperimentArgs) -> Result<(), CliError> {
     };
     let report = measure(select(&a.select.clocks)?, &plan, None);
     save(&report, a.select.save.as_deref())?;
-    output::emit(&report, &a.output, output::View::Overhead)?;
+    output::emit(&report, &a.output, output::Printed::Overhead)?;
     interrupted(&report, a.select.save.as_deref())?;
     failures(&report)
 }
@@ -439,7 +439,7 @@ pub fn show(a: ShowArgs) -> Result<(), CliError> {
     };
     match read_saved(file)? {
         Saved::Comparison(c) => crate::browsers::emit(&c, &a.output, digest::Cell::Tick),
-        Saved::Report(r) => output::emit(&r, &a.output, output::View::Summary),
+        Saved::Report(r) => output::emit(&r, &a.output, output::Printed::Summary),
     }
 }
 
@@ -523,7 +523,7 @@ pub fn fit(a: FitArgs) -> Result<(), CliError> {
     };
     let report = measure(select(&a.select.clocks)?, &plan, None);
     save(&report, a.select.save.as_deref())?;
-    output::emit(&report, &a.output, output::View::Fit)?;
+    output::emit(&report, &a.output, output::Printed::Fit)?;
     interrupted(&report, a.select.save.as_deref())?;
     failures(&report)
 }

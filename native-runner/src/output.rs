@@ -98,9 +98,9 @@ pub fn print(text: &str) -> Result<(), CliError> {
     }
 }
 
-/// Which table to print.
+/// Which table a command prints (a plot is a `ticklab_plot::View`).
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub enum View {
+pub enum Printed {
     Summary,
     Tick,
     Overhead,
@@ -108,7 +108,7 @@ pub enum View {
 }
 
 /// Prints the report as the output flags ask, and writes plots.
-pub fn emit(report: &Report, o: &Output, view: View) -> Result<(), CliError> {
+pub fn emit(report: &Report, o: &Output, printed: Printed) -> Result<(), CliError> {
     if let Some(dir) = &o.plot {
         plots(report, dir)?;
     }
@@ -118,13 +118,13 @@ pub fn emit(report: &Report, o: &Output, view: View) -> Result<(), CliError> {
     if o.csv {
         return print(&ticklab::export::summary(report));
     }
-    let mut text = match view {
-        View::Summary => summary(report),
-        View::Tick => tick_table(report),
-        View::Overhead => overhead_table(report),
-        View::Fit => fit_table(report),
+    let mut text = match printed {
+        Printed::Summary => summary(report),
+        Printed::Tick => tick_table(report),
+        Printed::Overhead => overhead_table(report),
+        Printed::Fit => fit_table(report),
     };
-    if view == View::Summary {
+    if printed == Printed::Summary {
         if let Some(line) = machine_ranking(report) {
             text.push_str(&format!("\n{line}\n"));
         }

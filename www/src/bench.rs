@@ -4,9 +4,9 @@
 
 use js_sys::Int32Array;
 use serde::Serialize;
+use ticklab::characterise::{characterise, Plan};
 use ticklab::clock::Clock;
 use ticklab::fit::{self, FitOptions, Reference};
-use ticklab::lab::{characterise, Plan};
 use ticklab::overhead::OverheadOptions;
 use ticklab::report::Figure;
 use ticklab::run::{quiet, Budget, Run};

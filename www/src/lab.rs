@@ -9,11 +9,11 @@ use playground::Knobs;
 /// The id under which the page draws the playground's clock.
 const PLAYGROUND: &str = "playground";
 use js_sys::{Function, Int32Array, Object, Reflect};
+use lab_state::{LabState, PageFacts};
 use plotters::prelude::*;
 use serde::Serialize;
-use session::{PageFacts, Session};
 use settings::RawSettings;
-use ticklab::lab::characterise;
+use ticklab::characterise::characterise;
 use ticklab::present::SummaryRow;
 use ticklab::report::{ClockReport, Report};
 use ticklab::run::{Flow, Progress};
@@ -103,7 +103,7 @@ pub fn measure(
 /// report.
 #[wasm_bindgen]
 pub struct Lab {
-    session: Session,
+    state: LabState,
 }
 
 #[wasm_bindgen]
@@ -113,7 +113,7 @@ impl Lab {
     #[wasm_bindgen(constructor)]
     pub fn new(ctx: JsValue) -> Result<Lab, JsError> {
         Ok(Lab {
-            session: Session::new(from_js(ctx, "context")?),
+            state: LabState::new(from_js(ctx, "context")?),
         })
     }
 
@@ -139,13 +139,13 @@ impl Lab {
     /// Whether the AudioContext is suspended as its clocks are sampled: their reason, if they
     /// stand still, is then that and not a frozen clock.
     pub fn set_audio_suspended(&mut self, suspended: bool) {
-        self.session.set_audio_suspended(suspended);
+        self.state.set_audio_suspended(suspended);
     }
 
     /// What cross-origin isolation means for this page, in this browser, with or without
     /// SharedArrayBuffer.
     pub fn isolation_note(&self) -> String {
-        let ctx = self.session.context();
+        let ctx = self.state.context();
         ticklab_first::isolation_note(
             catalogue::browser(&ctx.user_agent),
             ctx.isolated,
@@ -156,31 +156,31 @@ impl Lab {
 
     /// The rows of the clock choice, every cell in words.
     pub fn choices(&self) -> Result<JsValue, JsError> {
-        to_js(&self.session.choices())
+        to_js(&self.state.choices())
     }
 
     /// Checks the form once for the run (the error names the bad field) and returns it
     /// checked, for the worker.
     pub fn set_settings(&mut self, raw: JsValue) -> Result<JsValue, JsError> {
         let raw: RawSettings = from_js(raw, "settings")?;
-        to_js(self.session.set_settings(&raw).map_err(js_err)?)
+        to_js(self.state.set_settings(&raw).map_err(js_err)?)
     }
 
     /// Seconds of sampling the checked form asks for.
     pub fn sample_s(&self) -> Result<f64, JsError> {
-        Ok(self.session.settings().map_err(js_err)?.sample_s)
+        Ok(self.state.settings().map_err(js_err)?.sample_s)
     }
 
     /// Seconds a count of messages or timeouts runs: half the sampling time, as it runs
     /// after the sampling (hundreds of counts calibrate a rate to within a tick of
     /// performance.now over the span).
     pub fn count_s(&self) -> Result<f64, JsError> {
-        Ok(self.session.settings().map_err(js_err)?.sample_s / 2.0)
+        Ok(self.state.settings().map_err(js_err)?.sample_s / 2.0)
     }
 
     /// Forgets the last run.
     pub fn start(&mut self) {
-        self.session.start();
+        self.state.start();
     }
 
     /// Runs clock `id` here, on the page's thread, keeps its result and returns its
@@ -193,11 +193,11 @@ impl Lab {
         progress: Function,
     ) -> Result<JsValue, JsError> {
         let id = ClockId::parse(id).map_err(js_err)?;
-        let settings = self.session.settings().map_err(js_err)?.clone();
-        let entry = self.session.entry(id).clone();
+        let settings = self.state.settings().map_err(js_err)?.clone();
+        let entry = self.state.entry(id).clone();
         let report =
             measure(&entry, &settings, fit, None, &mut observer(&progress)).map_err(js_err)?;
-        self.session.add_measured(id, report);
+        self.state.add_measured(id, report);
         self.rows()
     }
 
@@ -206,14 +206,14 @@ impl Lab {
     pub fn add_result(&mut self, id: &str, report: JsValue) -> Result<JsValue, JsError> {
         let id = ClockId::parse(id).map_err(js_err)?;
         let report: ClockReport = from_js(report, "clock report")?;
-        self.session.add_from_worker(id, report);
+        self.state.add_from_worker(id, report);
         self.rows()
     }
 
     /// Records that clock `id` could not be measured; returns the summary rows.
     pub fn add_failure(&mut self, id: &str, message: &str) -> Result<JsValue, JsError> {
         let id = ClockId::parse(id).map_err(js_err)?;
-        self.session.add_failure(id, message);
+        self.state.add_failure(id, message);
         self.rows()
     }
 
@@ -226,7 +226,7 @@ impl Lab {
         elapsed_s: f64,
     ) -> Result<JsValue, JsError> {
         let id = ClockId::parse(id).map_err(js_err)?;
-        self.session
+        self.state
             .add_readings(id, &readings, elapsed_s)
             .map_err(js_err)?;
         self.rows()
@@ -242,7 +242,7 @@ impl Lab {
         elapsed_s: f64,
     ) -> Result<JsValue, JsError> {
         let id = ClockId::parse(id).map_err(js_err)?;
-        self.session
+        self.state
             .add_counts(id, &times_ms, &counts, elapsed_s)
             .map_err(js_err)?;
         self.rows()
@@ -250,7 +250,7 @@ impl Lab {
 
     /// The line ranking the clocks measured, finest first, or nothing yet.
     pub fn ranking(&self) -> Option<String> {
-        self.session.ranking()
+        self.state.ranking()
     }
 
     /// Assembles the run's report (kept here) from what the page knows of itself:
@@ -258,7 +258,7 @@ impl Lab {
     pub fn finish(&mut self, facts: JsValue) -> Result<(), JsError> {
         let mut facts: PageFacts = from_js(facts, "page facts")?;
         facts.created_unix_ms = Some(js_sys::Date::now() as u64);
-        self.session.finish(&facts);
+        self.state.finish(&facts);
         Ok(())
     }
 
@@ -270,7 +270,7 @@ impl Lab {
             row: SummaryRow,
         }
         let rows: Vec<Row> = self
-            .session
+            .state
             .rows()
             .into_iter()
             .map(|(id, row)| Row { id, row })
@@ -280,13 +280,13 @@ impl Lab {
 
     /// The clocks with plots to show: `[[id, name]]`.
     pub fn detail_choices(&self) -> Result<JsValue, JsError> {
-        to_js(&self.session.with_detail())
+        to_js(&self.state.with_detail())
     }
 
     /// The sentences and views of clock `id`'s result, or null.
     pub fn detail(&self, id: &str) -> Result<JsValue, JsError> {
         let id = ClockId::parse(id).map_err(js_err)?;
-        to_js(&self.session.detail(id))
+        to_js(&self.state.detail(id))
     }
 
     /// Draws `view` ("raw", "sorted", "diff_sorted", "histogram", "grid", "overhead",
@@ -300,9 +300,9 @@ impl Lab {
     ) -> Result<(), JsError> {
         let view = View::parse(view, fit).map_err(js_err)?;
         let c = if id == PLAYGROUND {
-            self.session.play()
+            self.state.play()
         } else {
-            self.session.result(ClockId::parse(id).map_err(js_err)?)
+            self.state.result(ClockId::parse(id).map_err(js_err)?)
         }
         .ok_or_else(|| js_err(format!("{id}: not measured")))?;
         let root = Sharp::on(canvas)?.into_drawing_area();
@@ -314,25 +314,25 @@ impl Lab {
 
     /// The run's report as JSON text, for Export.
     pub fn export_json(&mut self) -> Result<String, JsError> {
-        json_text_of(self.session.export().map_err(js_err)?, 2)
+        json_text_of(self.state.export().map_err(js_err)?, 2)
     }
 
     /// Every table and plot's data as CSV, for Export: `[{name, csv}]`.
     pub fn export_csv(&mut self) -> Result<JsValue, JsError> {
-        to_js(&self.session.export_csv().map_err(js_err)?)
+        to_js(&self.state.export_csv().map_err(js_err)?)
     }
 
     /// Keeps the digest of another report, made in a worker ([`Message::Digests`]), and
     /// says what it holds.
     pub fn add_digest(&mut self, digest: JsValue) -> Result<String, JsError> {
         let d: Digest = from_js(digest, "digest")?;
-        self.session.add_digest(d).map_err(js_err)
+        self.state.add_digest(d).map_err(js_err)
     }
 
     /// The tick lesson's example from the machine serving the page, once its report was
     /// taken in (`add_digest` from "the server"); none otherwise.
     pub fn served_lesson(&self) -> Option<String> {
-        self.session.served_lesson()
+        self.state.served_lesson()
     }
 
     /// The playground's knobs in words, for the labels beside the sliders.
@@ -344,7 +344,7 @@ impl Lab {
     /// Keeps the playground's result from the worker: `{tick, overhead, fit}` in words.
     pub fn add_play(&mut self, report: JsValue) -> Result<JsValue, JsError> {
         let report: ClockReport = from_js(report, "clock report")?;
-        to_js(&self.session.add_play(report))
+        to_js(&self.state.add_play(report))
     }
 
     /// Timings measured elsewhere (a file's bytes, read as `ticklab analyze` reads them:
@@ -365,7 +365,7 @@ impl Lab {
             serde_wasm_bindgen::from_value(v).map_err(|e| e.to_string())
         };
         let words = self
-            .session
+            .state
             .analyze(bytes, name, unit, read_as, &json)
             .map_err(js_err)?;
         to_js(&words)
@@ -375,7 +375,7 @@ impl Lab {
     /// timings on `canvas`.
     pub fn draw_analysis(&self, canvas: HtmlCanvasElement, view: &str) -> Result<(), JsError> {
         let a = self
-            .session
+            .state
             .analysed()
             .ok_or_else(|| js_err("nothing analysed yet"))?;
         let (values, unit) = (
@@ -400,25 +400,25 @@ impl Lab {
 
     /// Forgets the digests of other reports.
     pub fn clear_digests(&mut self) {
-        self.session.clear_digests();
+        self.state.clear_digests();
     }
 
     /// Clocks × reports, a group per clock, rows sorted by the column of key `sort`
     /// (`columns().matrix_keys`): `[{clock, rows: [{place, cells}]}]`.
     pub fn matrix(&self, sort: &str, descending: bool) -> Result<JsValue, JsError> {
         let sort = class::Column::parse(sort).map_err(js_err)?;
-        to_js(&self.session.matrix(sort, descending))
+        to_js(&self.state.matrix(sort, descending))
     }
 
     /// The matrix as CSV text.
     pub fn matrix_csv(&self, sort: &str, descending: bool) -> Result<String, JsError> {
         let sort = class::Column::parse(sort).map_err(js_err)?;
-        Ok(class::matrix_csv(&self.session.matrix(sort, descending)))
+        Ok(class::matrix_csv(&self.state.matrix(sort, descending)))
     }
 
     /// This run's summary for a result link, as JSON text (no samples).
     pub fn share(&self) -> Result<String, JsError> {
-        json_text_of(&self.session.share().map_err(js_err)?, 0)
+        json_text_of(&self.state.share().map_err(js_err)?, 0)
     }
 
     /// Opens a result link's JSON text: `{line, rows: [cells]}` to show read-only.
@@ -429,7 +429,7 @@ impl Lab {
             rows: Vec<class::Figures>,
         }
         let d: Digest = parse_json(text)?;
-        let d = self.session.open_shared(d).map_err(js_err)?;
+        let d = self.state.open_shared(d).map_err(js_err)?;
         to_js(&Shown {
             line: d.line(),
             rows: d.clocks.iter().map(|c| c.figures.clone()).collect(),
@@ -438,7 +438,7 @@ impl Lab {
 
     /// What crossed the boundary so far: `{reports_out, clocks_in, digests_in}`.
     pub fn crossings(&self) -> Result<JsValue, JsError> {
-        to_js(&self.session.crossings())
+        to_js(&self.state.crossings())
     }
 }
 

@@ -11,8 +11,8 @@
 
 pub mod catalogue;
 pub mod class;
+pub mod lab_state;
 pub mod playground;
-pub mod session;
 pub mod settings;
 
 use catalogue::{Entry, Place};
@@ -41,7 +41,7 @@ pub fn plan_for(
     entry: &Entry,
     settings: &Settings,
     fit: bool,
-) -> Result<ticklab::lab::Plan, String> {
+) -> Result<ticklab::characterise::Plan, String> {
     if entry.place != Place::Main {
         return settings.plan(fit && entry.can_fit, 1.0);
     }

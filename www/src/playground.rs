@@ -3,8 +3,8 @@
 //! experiments on simulated time, so what the plots show is what the lab would find.
 
 use serde::{Deserialize, Serialize};
+use ticklab::characterise::{characterise_with, Plan};
 use ticklab::fit::FitOptions;
-use ticklab::lab::{characterise_with, Plan};
 use ticklab::overhead::OverheadOptions;
 use ticklab::present;
 use ticklab::report::ClockReport;

@@ -1,8 +1,8 @@
 //! The page's form, checked here so every bad field gets a message that names it.
 
 use serde::{Deserialize, Serialize};
+use ticklab::characterise::Plan;
 use ticklab::fit::FitOptions;
-use ticklab::lab::Plan;
 use ticklab::overhead::OverheadOptions;
 use ticklab::run::Budget;
 use ticklab::tick::TickOptions;

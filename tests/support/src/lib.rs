@@ -1,6 +1,6 @@
 //! What the end-to-end tests and `cargo xtask` need beside the WebDriver plumbing (which
 //! they get from `ticklab_driver`, re-exported here): start `ticklab serve` or a plain static
-//! host, a class's server, and the bad-input catalogue.
+//! host, a class's server, and the bad-input table.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -105,22 +105,22 @@ impl Drop for StaticHost {
     }
 }
 
-/// The bad-input catalogue, `docs/bad-inputs.md`: a table whose rows read
+/// The bad-input table, `docs/bad-inputs.md`: a table whose rows read
 /// `| area | input | what it gets |`.
-pub fn catalogue_path() -> PathBuf {
+pub fn bad_inputs_path() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/bad-inputs.md")
 }
 
-/// One catalogue row; `|` in a cell is escaped as the table needs.
-pub fn catalogue_row(area: &str, input: &str, outcome: &str) -> String {
+/// One row of the bad-input table; `|` in a cell is escaped as the table needs.
+pub fn bad_input_row(area: &str, input: &str, outcome: &str) -> String {
     let cell = |s: &str| s.replace('|', "\\|").replace('\n', " ");
     format!("| {} | {} | {} |", cell(area), cell(input), cell(outcome))
 }
 
-/// Fails unless the catalogue's rows of `area` are exactly `rows`: every bad input a test
+/// Fails unless the bad-input table's rows of `area` are exactly `rows`: every bad input a test
 /// tries is listed with what it got, and the document lists nothing no test tries.
-pub fn assert_catalogued(area: &str, rows: &[String]) {
-    let path = catalogue_path();
+pub fn assert_bad_inputs_listed(area: &str, rows: &[String]) {
+    let path = bad_inputs_path();
     let doc = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let prefix = format!("| {area} |");
     let listed: Vec<&str> = doc

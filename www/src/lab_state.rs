@@ -101,7 +101,7 @@ pub struct PageFacts {
 }
 
 /// The page's lab: its clocks, the form, the results and reports.
-pub struct Session {
+pub struct LabState {
     ctx: Context,
     entries: Vec<Entry>,
     settings: Option<Settings>,
@@ -123,7 +123,7 @@ fn place_label(p: Place) -> &'static str {
     }
 }
 
-impl Session {
+impl LabState {
     /// A lab for a page in `ctx`.
     pub fn new(ctx: Context) -> Self {
         Self {
@@ -200,7 +200,9 @@ impl Session {
         self.results.retain(|(i, _)| *i != id);
         self.results.push((id, report));
         // A clock's read cost against the clock it reads underneath, measured so far.
-        ticklab::lab::check_bases(&mut self.results.iter_mut().map(|(_, c)| c).collect::<Vec<_>>());
+        ticklab::characterise::check_bases(
+            &mut self.results.iter_mut().map(|(_, c)| c).collect::<Vec<_>>(),
+        );
         let (_, report) = self.results.last().expect("just pushed");
         SummaryRow::new(report, &[])
     }
@@ -583,7 +585,7 @@ mod tests {
 
     #[test]
     fn a_run_keeps_its_results_and_only_export_hands_out_the_report() {
-        let mut s = Session::new(Context::default());
+        let mut s = LabState::new(Context::default());
         s.set_settings(&RawSettings::default()).unwrap();
         s.start();
         s.add_failure(ClockId::DateNow, "the worker failed");
@@ -618,7 +620,7 @@ mod tests {
         };
         let still = [0.0; 40];
         for (suspended, says) in [(true, "suspended"), (false, "did not advance")] {
-            let mut s = Session::new(ctx.clone());
+            let mut s = LabState::new(ctx.clone());
             s.set_settings(&RawSettings::default()).unwrap();
             s.start();
             s.set_audio_suspended(suspended);
@@ -632,7 +634,7 @@ mod tests {
 
     #[test]
     fn a_run_a_file_and_a_link_side_by_side() {
-        let mut s = Session::new(Context::default());
+        let mut s = LabState::new(Context::default());
         s.set_settings(&RawSettings::default()).unwrap();
         s.start();
         s.add_readings(ClockId::Raf, &[0.0, 16.6, 33.3, 50.0, 66.6, 83.3], 0.1)
@@ -676,7 +678,7 @@ mod tests {
             "the noise is in the file"
         );
         let json = |b: &[u8]| serde_json::from_slice(b).map_err(|e| e.to_string());
-        let mut s = Session::new(Context::default());
+        let mut s = LabState::new(Context::default());
         let a = s
             .analyze(text.as_bytes(), "t.txt", "ms", "auto", &json)
             .unwrap();
@@ -711,7 +713,7 @@ mod tests {
             ));
         }
         let json = |b: &[u8]| serde_json::from_slice(b).map_err(|e| e.to_string());
-        let mut s = Session::new(Context::default());
+        let mut s = LabState::new(Context::default());
         let a = s
             .analyze(text.as_bytes(), "t.csv", "ms", "auto", &json)
             .unwrap();
@@ -741,7 +743,7 @@ mod tests {
 
     #[test]
     fn export_before_a_run_says_so() {
-        let mut s = Session::new(Context::default());
+        let mut s = LabState::new(Context::default());
         assert!(s.share().unwrap_err().contains("run the lab first"));
         assert!(s.export().unwrap_err().contains("run the lab first"));
         assert!(s.settings().is_err());
@@ -756,7 +758,7 @@ mod counted {
     /// its tick is one count, as long as one count takes on average.
     #[test]
     fn a_counted_clock_ticks_one_count_at_its_calibrated_rate() {
-        let mut s = Session::new(Context::default());
+        let mut s = LabState::new(Context::default());
         s.set_settings(&RawSettings::default()).unwrap();
         s.start();
         let mut rng = ticklab::rng::SplitMix64::new(7);
