@@ -165,18 +165,19 @@ pub fn measure<C: Clock + ?Sized, W: Workload + ?Sized>(
     run: &mut Run<'_>,
     opts: &FitOptions,
 ) -> Result<FitResult> {
-    let (fit, _) = measure_inner(
-        clock,
-        None,
-        workload,
+    let scale = Scale {
         tick_counts,
         overhead_counts,
-        run,
-        opts,
-        true,
-    )?;
+    };
+    let (fit, _) = measure_inner(clock, None, workload, scale, run, opts, PaceCheck::OverRuns)?;
     Ok(fit)
 }
+
+/// An interpolated clock's scale: a count is its tick, and it costs no read of its own.
+const ONE_COUNT: Scale = Scale {
+    tick_counts: 1.0,
+    overhead_counts: 0.0,
+};
 
 /// Fewest edges an interpolated fit calibrates over: [`Interpolated::stop`] counts its
 /// own pace, so calibration only sets the size of a count.
@@ -294,8 +295,15 @@ fn interpolated_inner<C: Clock + ?Sized, W: Workload + ?Sized>(
     let count_ns = ic.info().period.ns_per_count().unwrap_or(f64::NAN);
     let (wall_from, from) = (run.stopwatch().seconds(), ic.base_mut().read());
     let mut timed: Box<dyn Clock + '_> = Box::new(&mut ic);
-    let (mut fit, theirs) =
-        measure_inner(&mut timed, reference, workload, 1.0, 0.0, run, &o, false)?;
+    let (mut fit, theirs) = measure_inner(
+        &mut timed,
+        reference,
+        workload,
+        ONE_COUNT,
+        run,
+        &o,
+        PaceCheck::ByCaller,
+    )?;
     drop(timed);
     let to = ic.base_mut().read();
     ic.check_fault()?;
@@ -370,15 +378,18 @@ pub fn measure_against<C: Clock + ?Sized, W: Workload + ?Sized>(
     run: &mut Run<'_>,
     opts: &FitOptions,
 ) -> Result<(FitResult, FitResult)> {
+    let scale = Scale {
+        tick_counts,
+        overhead_counts,
+    };
     let (fit, r) = measure_inner(
         clock,
         Some(reference),
         workload,
-        tick_counts,
-        overhead_counts,
+        scale,
         run,
         opts,
-        true,
+        PaceCheck::OverRuns,
     )?;
     let r = r.ok_or(Error::NoData(Caveat::ReferenceTimedNoRun))?;
     Ok((fit, r))
@@ -391,7 +402,15 @@ struct Timings<'i> {
     backwards: u64,
 }
 
-impl Timings<'_> {
+impl<'i> Timings<'i> {
+    fn new(info: &'i ClockInfo, sizes: usize) -> Self {
+        Timings {
+            info,
+            times: vec![Vec::new(); sizes],
+            backwards: 0,
+        }
+    }
+
     fn add(&mut self, j: usize, a: u64, b: u64) {
         let d = self.info.diff(a, b);
         if self.info.looks_backwards(d) {
@@ -402,103 +421,76 @@ impl Timings<'_> {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn measure_inner<C: Clock + ?Sized, W: Workload + ?Sized>(
-    clock: &mut C,
-    mut reference: Option<Reference<'_>>,
-    workload: &mut W,
+/// The clock's scale for a fit: its tick and the cost of a read, in its counts.
+#[derive(Clone, Copy)]
+struct Scale {
     tick_counts: f64,
     overhead_counts: f64,
-    run: &mut Run<'_>,
-    opts: &FitOptions,
-    check_pace: bool,
-) -> Result<(FitResult, Option<FitResult>)> {
-    run.start("fit", opts.budget);
-    opts.validate()?;
-    if !(tick_counts.is_finite() && tick_counts > 0.0) {
-        return Err(invalid(
-            "tick",
-            format!("{tick_counts} counts; expected positive"),
-        ));
-    }
-    if let Some(r) = &reference {
-        if !(r.tick_counts.is_finite() && r.tick_counts > 0.0) {
+}
+
+impl Scale {
+    /// The tick must be a positive count, the reference's too; a read cost that is not
+    /// one counts as none.
+    fn checked(self, reference: Option<&Reference<'_>>) -> Result<Scale> {
+        let positive = |x: f64| x.is_finite() && x > 0.0;
+        if !positive(self.tick_counts) {
+            return Err(invalid(
+                "tick",
+                format!("{} counts; expected positive", self.tick_counts),
+            ));
+        }
+        if let Some(r) = reference.filter(|r| !positive(r.tick_counts)) {
             return Err(invalid(
                 "reference tick",
                 format!("{} counts; expected positive", r.tick_counts),
             ));
         }
+        Ok(Scale {
+            overhead_counts: if positive(self.overhead_counts) {
+                self.overhead_counts
+            } else {
+                0.0
+            },
+            ..self
+        })
     }
-    let overhead_counts = if overhead_counts.is_finite() && overhead_counts > 0.0 {
-        overhead_counts
-    } else {
-        0.0
-    };
+}
+
+/// Who judges the clock's pace against the stopwatch: the fit, over its timed runs, or its
+/// caller (an interpolated clock waits for edges around its runs, and its caller judges the
+/// pace over the waits too).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PaceCheck {
+    OverRuns,
+    ByCaller,
+}
+
+fn measure_inner<C: Clock + ?Sized, W: Workload + ?Sized>(
+    clock: &mut C,
+    mut reference: Option<Reference<'_>>,
+    workload: &mut W,
+    scale: Scale,
+    run: &mut Run<'_>,
+    opts: &FitOptions,
+    pace: PaceCheck,
+) -> Result<(FitResult, Option<FitResult>)> {
+    run.start("fit", opts.budget);
+    opts.validate()?;
+    let scale = scale.checked(reference.as_ref())?;
     let info = clock.info().clone();
-    let ns = info.period.ns_per_count();
     let mut caveats = Vec::new();
-
-    // The duration the largest size is calibrated to, unless the sizes are given.
-    let target = match opts.n_range {
-        Some(_) => None,
-        None => {
-            // Blocks far shorter than the Rule of 100 asks are the point here: the fit
-            // recovers the slope from blocks of a few ticks.
-            let mut target = (20.0 * tick_counts).max(100.0 * overhead_counts);
-            if let Some(p) = ns {
-                target = target.max(20_000.0 / p);
-            }
-            if let Some(t) = opts.target_ns {
-                target = match ns {
-                    Some(p) => t / p,
-                    None => {
-                        caveats.push(Caveat::TargetIgnored);
-                        target
-                    }
-                };
-            }
-            // Calibrating to a run of `target` takes about three such runs, and a fit needs a
-            // run at every size: when the budget left cannot hold them (a 4 ms clock's 20
-            // ticks are 80 ms), say so now rather than spend the budget on a fit of a few
-            // runs whose minima are not minima.
-            if let Some(p) = ns {
-                let runs = 3 + opts.points;
-                let needed_s = runs as f64 * target * p * 1e-9;
-                let left_s = opts.budget.time_s - run.elapsed();
-                if needed_s > left_s {
-                    return Err(Error::BudgetExhausted {
-                        experiment: "fit",
-                        why: Caveat::NoRunPerSize {
-                            budget_s: opts.budget.time_s,
-                            points: opts.points as u64,
-                            run_ns: target * p,
-                            total_ns: needed_s * 1e9,
-                        },
-                    });
-                }
-            }
-            Some(target)
-        }
-    };
-
+    let target = target_counts(&info, scale, run, opts, &mut caveats)?;
     let ref_info = reference.as_ref().map(|r| r.clock.info().clone());
-    let mut rng = SplitMix64::new(opts.seed);
-    let mut done = 0u64;
+    let mut rounds = Rounds {
+        rng: SplitMix64::new(opts.seed),
+        done: 0,
+        runs: opts.runs,
+    };
     let mut from_n = 1u64;
     let mut first_n = None;
-    let (sizes, calibration, mine, theirs, stop, wall_from) = loop {
+    let (sizes, calibration, timed, stop, wall_from) = loop {
         let (sizes, calibration) = match target {
-            None => {
-                let (lo, hi) = opts.n_range.unwrap_or((1, 2));
-                let hi = hi.min(workload.max_n());
-                let lo = lo.min(hi);
-                let p = opts.points as u64;
-                let mut s: Vec<u64> = (0..p)
-                    .map(|j| lo + ((hi - lo) as u128 * j as u128 / (p - 1) as u128) as u64)
-                    .collect();
-                s.dedup();
-                (s, None)
-            }
+            None => (given_sizes(opts, workload.max_n()), None),
             Some(target) => {
                 let cal = calibrate_from(clock, workload, target, run, from_n)?;
                 if !cal.reached {
@@ -507,70 +499,25 @@ fn measure_inner<C: Clock + ?Sized, W: Workload + ?Sized>(
                         target_counts: target,
                     });
                 }
-                let top = workload.work(cal.n);
-                let p = opts.points;
-                let mut s: Vec<u64> = (1..=p)
-                    .map(|j| workload.n_for_work(top * j as f64 / p as f64))
-                    .collect();
-                s.dedup();
-                (s, Some(cal))
+                (calibrated_sizes(workload, cal.n, opts.points), Some(cal))
             }
         };
         if sizes.len() < 2 {
             return Err(Error::NoData(Caveat::FewerThanTwoSizes));
         }
         workload.prepare(*sizes.iter().max().unwrap_or(&1))?;
-        let mut mine = Timings {
-            info: &info,
-            times: vec![Vec::new(); sizes.len()],
-            backwards: 0,
+        let mut timed = Timed {
+            mine: Timings::new(&info, sizes.len()),
+            theirs: ref_info.as_ref().map(|i| Timings::new(i, sizes.len())),
         };
-        let mut theirs = ref_info.as_ref().map(|i| Timings {
-            info: i,
-            times: vec![Vec::new(); sizes.len()],
-            backwards: 0,
-        });
-        let mut order: Vec<usize> = (0..sizes.len()).collect();
-        let mut stop = Stop::Samples;
         let wall_from = run.elapsed();
-        'rounds: for _ in 0..opts.runs {
-            // Interleave sizes in a fresh order each round, so slow drifts and periodic
-            // noise spread over all sizes instead of biasing some.
-            for i in (1..order.len()).rev() {
-                order.swap(i, rng.below(i as u64 + 1) as usize);
-            }
-            for &j in &order {
-                let n = sizes[j];
-                match (&mut reference, &mut theirs) {
-                    (Some(r), Some(t)) => {
-                        let a = clock.begin();
-                        let ra = r.clock.read();
-                        workload.run(n);
-                        let rb = r.clock.read();
-                        let b = clock.end();
-                        mine.add(j, a, b);
-                        t.add(j, ra, rb);
-                    }
-                    _ => {
-                        let a = clock.begin();
-                        workload.run(n);
-                        let b = clock.end();
-                        mine.add(j, a, b);
-                    }
-                }
-                done += 1;
-                if let Some(s) = run.check(done)? {
-                    stop = s;
-                    break 'rounds;
-                }
-            }
-        }
+        let stop = rounds.time(clock, reference.as_mut(), workload, &sizes, &mut timed, run)?;
         // The work may run far faster once timed than when its sizes were chosen: a page's
         // engine compiles hot code again, optimised (WebKit ran the count-down twenty times
         // faster after a few rounds, and its largest runs fell under a tick). The sizes are
         // then chosen again from the largest, once, when half the budget is left.
         if let (Some(target), Some(cal), None) = (target, &calibration, first_n) {
-            let top = mine.times[sizes.len() - 1]
+            let top = timed.mine.times[sizes.len() - 1]
                 .iter()
                 .copied()
                 .fold(f64::INFINITY, f64::min);
@@ -581,7 +528,7 @@ fn measure_inner<C: Clock + ?Sized, W: Workload + ?Sized>(
                 continue;
             }
         }
-        break (sizes, calibration, mine, theirs, stop, wall_from);
+        break (sizes, calibration, timed, stop, wall_from);
     };
     if let (Some(before), Some(cal)) = (first_n, &calibration) {
         caveats.push(Caveat::Recalibrated {
@@ -594,12 +541,10 @@ fn measure_inner<C: Clock + ?Sized, W: Workload + ?Sized>(
         r.clock.check_fault()?;
     }
     let elapsed_s = run.elapsed();
-    let budget_s = run.budget().time_s;
     let sampled = Sampled {
-        wall_s: if check_pace {
-            elapsed_s - wall_from
-        } else {
-            f64::NAN
+        wall_s: match pace {
+            PaceCheck::OverRuns => elapsed_s - wall_from,
+            PaceCheck::ByCaller => f64::NAN,
         },
         workload: &*workload,
         sizes: &sizes,
@@ -607,14 +552,150 @@ fn measure_inner<C: Clock + ?Sized, W: Workload + ?Sized>(
         elapsed_s,
         stop,
         keep_runs: opts.keep_runs,
-        budget_s,
+        budget_s: run.budget().time_s,
     };
-    let fit = sampled.fit(&mine, tick_counts, caveats)?;
-    let other = match (&reference, &theirs) {
+    let fit = sampled.fit(&timed.mine, scale.tick_counts, caveats)?;
+    let other = match (&reference, &timed.theirs) {
         (Some(r), Some(t)) => Some(sampled.fit(t, r.tick_counts, Vec::new())?),
         _ => None,
     };
     Ok((fit, other))
+}
+
+/// The duration, in counts, the largest size is calibrated to, unless the sizes are given;
+/// refused at once when the budget left cannot hold a run at every size.
+fn target_counts(
+    info: &ClockInfo,
+    scale: Scale,
+    run: &mut Run<'_>,
+    opts: &FitOptions,
+    caveats: &mut Vec<Caveat>,
+) -> Result<Option<f64>> {
+    if opts.n_range.is_some() {
+        return Ok(None);
+    }
+    let ns = info.period.ns_per_count();
+    // Blocks far shorter than the Rule of 100 asks are the point here: the fit recovers
+    // the slope from blocks of a few ticks.
+    let mut target = (20.0 * scale.tick_counts).max(100.0 * scale.overhead_counts);
+    if let Some(p) = ns {
+        target = target.max(20_000.0 / p);
+    }
+    if let Some(t) = opts.target_ns {
+        target = match ns {
+            Some(p) => t / p,
+            None => {
+                caveats.push(Caveat::TargetIgnored);
+                target
+            }
+        };
+    }
+    // Calibrating to a run of `target` takes about three such runs, and a fit needs a run
+    // at every size: when the budget left cannot hold them (a 4 ms clock's 20 ticks are
+    // 80 ms), say so now rather than spend the budget on a fit of a few runs whose minima
+    // are not minima.
+    if let Some(p) = ns {
+        let runs = 3 + opts.points;
+        let needed_s = runs as f64 * target * p * 1e-9;
+        let left_s = opts.budget.time_s - run.elapsed();
+        if needed_s > left_s {
+            return Err(Error::BudgetExhausted {
+                experiment: "fit",
+                why: Caveat::NoRunPerSize {
+                    budget_s: opts.budget.time_s,
+                    points: opts.points as u64,
+                    run_ns: target * p,
+                    total_ns: needed_s * 1e9,
+                },
+            });
+        }
+    }
+    Ok(Some(target))
+}
+
+/// The sizes of `opts.n_range`, evenly spread (at most `max`).
+fn given_sizes(opts: &FitOptions, max: u64) -> Vec<u64> {
+    let (lo, hi) = opts.n_range.unwrap_or((1, 2));
+    let hi = hi.min(max);
+    let lo = lo.min(hi);
+    let p = opts.points as u64;
+    let mut s: Vec<u64> = (0..p)
+        .map(|j| lo + ((hi - lo) as u128 * j as u128 / (p - 1) as u128) as u64)
+        .collect();
+    s.dedup();
+    s
+}
+
+/// `points` sizes whose work spreads evenly up to that of the calibrated size `n`.
+fn calibrated_sizes<W: Workload + ?Sized>(workload: &W, n: u64, points: usize) -> Vec<u64> {
+    let top = workload.work(n);
+    let mut s: Vec<u64> = (1..=points)
+        .map(|j| workload.n_for_work(top * j as f64 / points as f64))
+        .collect();
+    s.dedup();
+    s
+}
+
+/// The timings of one round of sizes, by the clock under test and by the reference.
+struct Timed<'i> {
+    mine: Timings<'i>,
+    theirs: Option<Timings<'i>>,
+}
+
+/// The interleaved rounds of runs: every size once a round, in a fresh order each round, so
+/// slow drifts and periodic noise spread over all sizes instead of biasing some.
+struct Rounds {
+    rng: SplitMix64,
+    /// Runs timed so far, over every round (the budget's samples).
+    done: u64,
+    /// Most rounds.
+    runs: usize,
+}
+
+impl Rounds {
+    /// Times `runs` rounds of `sizes` (fewer when the budget ends them), each run by the
+    /// clock and, inside its reads, by the reference.
+    fn time<C: Clock + ?Sized, W: Workload + ?Sized>(
+        &mut self,
+        clock: &mut C,
+        mut reference: Option<&mut Reference<'_>>,
+        workload: &mut W,
+        sizes: &[u64],
+        timed: &mut Timed<'_>,
+        run: &mut Run<'_>,
+    ) -> Result<Stop> {
+        let mut order: Vec<usize> = (0..sizes.len()).collect();
+        for _ in 0..self.runs {
+            for i in (1..order.len()).rev() {
+                order.swap(i, self.rng.below(i as u64 + 1) as usize);
+            }
+            for &j in &order {
+                let n = sizes[j];
+                match (reference.as_deref_mut(), timed.theirs.as_mut()) {
+                    (Some(r), Some(t)) => {
+                        let a = clock.begin();
+                        let ra = r.clock.read();
+                        workload.run(n);
+                        let rb = r.clock.read();
+                        let b = clock.end();
+                        timed.mine.add(j, a, b);
+                        t.add(j, ra, rb);
+                    }
+                    _ => {
+                        let a = clock.begin();
+                        workload.run(n);
+                        let b = clock.end();
+                        timed.mine.add(j, a, b);
+                    }
+                }
+                self.done += 1;
+                if let Some(s) = run.check(self.done)? {
+                    return Ok(s);
+                }
+            }
+        }
+        Ok(Stop::Samples)
+    }
 }
 
 /// What the fits of one set of runs share.
