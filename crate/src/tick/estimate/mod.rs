@@ -331,8 +331,23 @@ fn estimate_prepared(
         q_tol: if quantum.on_grid() { 1.0 - 1e-6 } else { 1.0 },
         rel: opts.rel_tolerance,
     };
-    let (zeros, rejected) = (p.zeros, p.rejected);
-    // Everything below is in steps of the quantum (whole numbers on a grid), in order.
+    let u = in_steps(p, step, &space)?;
+    let gaps = small_gaps(&u, space.q_tol * 0.5);
+    let mut est = unanswered(p, &u, &gaps, quantum);
+    if u[u.len() - 1] - u[0] < space.q_tol {
+        return Ok(single_level(est, &u, &space));
+    }
+    let only: Option<Vec<f64>> = only.map(|o| o.iter().map(|t| t / step).collect());
+    let search = search(&u, &gaps, &space, opts, only.as_deref());
+    match search.found {
+        Some(f) => found(&mut est, &f, &u, &space, unit_s),
+        None => not_found(&mut est, &search),
+    }
+    Ok(est)
+}
+
+/// The values in steps of the quantum (whole numbers on a grid), in order.
+fn in_steps(p: &Prepared, step: f64, space: &Space) -> Result<Vec<f64>> {
     let u: Vec<f64> = p
         .sorted
         .iter()
@@ -350,15 +365,19 @@ fn estimate_prepared(
             largest: p.sorted[p.sorted.len() - 1],
         }));
     }
-    let smallest_nonzero = u[0] * step;
-    let gaps = small_gaps(&u, space.q_tol * 0.5);
-    let smallest_diff_sort = if zeros > 0 {
+    Ok(u)
+}
+
+/// The estimate before any tick is judged: the quantum, what the values are, and the
+/// smallest values and gaps (which are not the tick, and are shown as such).
+fn unanswered(p: &Prepared, u: &[f64], gaps: &[f64], quantum: Quantum) -> TickEstimate {
+    let step = quantum.step();
+    let smallest_diff_sort = if p.zeros > 0 {
         Some(gaps.first().map_or(u[0], |g| g.min(u[0])) * step)
     } else {
         gaps.first().map(|g| g * step)
     };
-
-    let mut est = TickEstimate {
+    TickEstimate {
         tick: step,
         uncertainty: 0.0,
         exact: None,
@@ -372,118 +391,123 @@ fn estimate_prepared(
             Method::NoTick
         },
         intervals: u.len() as u64,
-        zeros,
-        rejected,
-        smallest_nonzero,
+        zeros: p.zeros,
+        rejected: p.rejected,
+        smallest_nonzero: u[0] * step,
         smallest_diff_sort,
         reliable: false,
         caveats: Vec::new(),
-    };
+    }
+}
+
+/// One level: it is a multiple of the tick, nothing says which. On a grid the level is a
+/// whole number of steps, not a mean's rounding of one; at one step, it is the data's own
+/// precision (readings of an uptime printed to 10 ms, read every 10 ms).
+fn single_level(mut est: TickEstimate, u: &[f64], space: &Space) -> TickEstimate {
+    let step = est.quantum.step();
+    est.tick = if space.grid { u[0] } else { stats::mean(u) } * step;
+    est.share_explained = 1.0;
+    if space.grid && u[0] == 1.0 && est.quantum.is_precision() {
+        est.caveats.push(Caveat::AtPrecision { precision: step });
+        return est;
+    }
+    est.method = Method::Robust;
+    est.caveats.push(Caveat::SingleLevel);
+    est
+}
+
+/// The tick the search accepted: its uncertainty (the range of ticks that explain the
+/// values as well, beats of it included), its exact form, and what it leaves unexplained.
+fn found(est: &mut TickEstimate, f: &Found, u: &[f64], space: &Space, unit_s: Option<f64>) {
+    let step = est.quantum.step();
     let n = u.len() as u64;
-    if u[u.len() - 1] - u[0] < space.q_tol {
-        // One level: it is a multiple of the tick, nothing says which. On a grid the level
-        // is a whole number of steps, not a mean's rounding of one; at one step, it is the
-        // data's own precision (readings of an uptime printed to 10 ms, read every 10 ms).
-        est.tick = if space.grid { u[0] } else { stats::mean(&u) } * step;
-        est.share_explained = 1.0;
-        if space.grid && u[0] == 1.0 && quantum.is_precision() {
-            est.caveats.push(Caveat::AtPrecision { precision: step });
-            return Ok(est);
-        }
-        est.method = Method::Robust;
-        est.caveats.push(Caveat::SingleLevel);
-        return Ok(est);
-    }
-    let only: Option<Vec<f64>> = only.map(|o| o.iter().map(|t| t / step).collect());
-    let search = search(&u, &gaps, &space, opts, only.as_deref());
-    match search.found {
-        Some(f) => {
-            // Every tick between lo and hi explains the hits as well: the uncertainty is at
-            // least the spread of that range (as a standard deviation, width/√12), however
-            // small the least-squares error.
-            let (lo, hi) = (f.score.lo, f.score.hi);
-            let mut range = if lo <= f.tau && f.tau <= hi && hi.is_finite() {
-                (hi - lo) / 12f64.sqrt()
-            } else {
-                0.0
-            };
-            // Values that span few multiples fit a beat of the tick as well (k ticks of τ
-            // are k − 1 of τ·k/(k − 1)): when one does, the data cannot tell the two apart,
-            // and the uncertainty spans both.
-            let some = stats::decimate(&u, 1 << 12);
-            let k = rnd(some[some.len() / 2] / f.tau).max(1.0);
-            let mut beats = Vec::new();
-            for j in [-1.0, 1.0] {
-                let b = f.tau * k / (k + j);
-                // A beat chance alone would credit as much (1.67 steps on a grid of whole
-                // steps) could never be a tick: it spans nothing.
-                let s = score(&some, b, f.tol, &space);
-                if k + j >= 1.0 && s.chance <= MAX_CHANCE && s.share >= f.score.share - 2e-3 {
-                    range = range.max((b - f.tau).abs());
-                    beats.push(b * step);
-                }
-            }
-            if !beats.is_empty() {
-                est.caveats.push(Caveat::Beats { beats });
-            }
-            est.tick = f.tau * step;
-            est.uncertainty = f.se.max(range) * step;
-            est.share_explained = f.score.share;
-            est.straddles = f.score.paired;
-            est.chance = f.chance;
-            est.method = Method::Robust;
-            // Exact forms are held against a sample of the values, enough to tell shares
-            // apart by a tenth of a percent.
-            let some = stats::decimate(&u, 1 << 16);
-            let base = score(&some, f.tau, f.tol, &space).share;
-            est.exact = exact::snap(f.tau, f.se.max(range), step, unit_s, base, |t| {
-                score(&some, t, f.tol, &space).share
-            });
-            if let Some(e) = est.exact {
-                est.tick = e.value();
-            }
-            if let Some((a, b)) = f.score.pair {
-                est.caveats.push(Caveat::Straddles {
-                    share: f.score.paired,
-                    a: a * step,
-                    b: b * step,
-                });
-            }
-            let missed = 1.0 - f.score.share - f.score.paired;
-            if missed > 0.0 {
-                est.caveats.push(Caveat::NotMultiples { share: missed });
-            }
-            if n < MIN_RELIABLE {
-                est.caveats.push(Caveat::FewIntervals { intervals: n });
-            }
-            est.reliable = n >= MIN_RELIABLE;
-        }
-        None => {
-            est.share_explained = if quantum.on_grid() { 1.0 } else { 0.0 };
-            let reached = search.down_to * step;
-            if quantum.is_precision() && reached > 2.5 * step {
-                // Ticks below the reach of the search are not ruled out: the bound is
-                // where the search stopped, not the data's precision.
-                est.tick = reached;
-                est.caveats.push(Caveat::BelowReach {
-                    reached,
-                    precision: step,
-                });
-            } else if quantum.is_precision() {
-                est.caveats.push(Caveat::AtPrecision { precision: step });
-            } else {
-                est.caveats.push(Caveat::NoStep);
-            }
-            if let Some(b) = search.best {
-                est.caveats.push(Caveat::BestCandidate {
-                    tick: b.tau * step,
-                    explains: b.score.share + b.score.paired,
-                    chance: b.chance,
-                });
-            }
+    // Every tick between lo and hi explains the hits as well: the uncertainty is at least
+    // the spread of that range (as a standard deviation, width/√12), however small the
+    // least-squares error.
+    let (lo, hi) = (f.score.lo, f.score.hi);
+    let mut range = if lo <= f.tau && f.tau <= hi && hi.is_finite() {
+        (hi - lo) / 12f64.sqrt()
+    } else {
+        0.0
+    };
+    // Values that span few multiples fit a beat of the tick as well (k ticks of τ are
+    // k − 1 of τ·k/(k − 1)): when one does, the data cannot tell the two apart, and the
+    // uncertainty spans both.
+    let some = stats::decimate(u, 1 << 12);
+    let k = rnd(some[some.len() / 2] / f.tau).max(1.0);
+    let mut beats = Vec::new();
+    for j in [-1.0, 1.0] {
+        let b = f.tau * k / (k + j);
+        // A beat chance alone would credit as much (1.67 steps on a grid of whole steps)
+        // could never be a tick: it spans nothing.
+        let s = score(&some, b, f.tol, space);
+        if k + j >= 1.0 && s.chance <= MAX_CHANCE && s.share >= f.score.share - 2e-3 {
+            range = range.max((b - f.tau).abs());
+            beats.push(b * step);
         }
     }
-    Ok(est)
+    if !beats.is_empty() {
+        est.caveats.push(Caveat::Beats { beats });
+    }
+    est.tick = f.tau * step;
+    est.uncertainty = f.se.max(range) * step;
+    est.share_explained = f.score.share;
+    est.straddles = f.score.paired;
+    est.chance = f.chance;
+    est.method = Method::Robust;
+    // Exact forms are held against a sample of the values, enough to tell shares apart by
+    // a tenth of a percent.
+    let some = stats::decimate(u, 1 << 16);
+    let base = score(&some, f.tau, f.tol, space).share;
+    est.exact = exact::snap(f.tau, f.se.max(range), step, unit_s, base, |t| {
+        score(&some, t, f.tol, space).share
+    });
+    if let Some(e) = est.exact {
+        est.tick = e.value();
+    }
+    if let Some((a, b)) = f.score.pair {
+        est.caveats.push(Caveat::Straddles {
+            share: f.score.paired,
+            a: a * step,
+            b: b * step,
+        });
+    }
+    let missed = 1.0 - f.score.share - f.score.paired;
+    if missed > 0.0 {
+        est.caveats.push(Caveat::NotMultiples { share: missed });
+    }
+    if n < MIN_RELIABLE {
+        est.caveats.push(Caveat::FewIntervals { intervals: n });
+    }
+    est.reliable = n >= MIN_RELIABLE;
+}
+
+/// No tick coarser than the quantum: "at most" the quantum, or where the search stopped
+/// when that is coarser, or no step at all; and the best candidate that was not enough.
+fn not_found(est: &mut TickEstimate, search: &Search) {
+    let (quantum, step) = (est.quantum, est.quantum.step());
+    est.share_explained = if quantum.on_grid() { 1.0 } else { 0.0 };
+    let reached = search.down_to * step;
+    if quantum.is_precision() && reached > 2.5 * step {
+        // Ticks below the reach of the search are not ruled out: the bound is where the
+        // search stopped, not the data's precision.
+        est.tick = reached;
+        est.caveats.push(Caveat::BelowReach {
+            reached,
+            precision: step,
+        });
+    } else if quantum.is_precision() {
+        est.caveats.push(Caveat::AtPrecision { precision: step });
+    } else {
+        est.caveats.push(Caveat::NoStep);
+    }
+    if let Some(b) = search.best {
+        est.caveats.push(Caveat::BestCandidate {
+            tick: b.tau * step,
+            explains: b.score.share + b.score.paired,
+            chance: b.chance,
+        });
+    }
 }
 
 #[cfg(test)]
