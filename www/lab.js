@@ -216,21 +216,51 @@ function chosen() {
   return state.entries.filter((e) => run.has(e.id)).map((e) => ({ entry: e, fit: fit.has(e.id) }));
 }
 
-async function runAll(ev) {
-  if (ev) ev.preventDefault();
-  if (state.running) return;
+// How a clock is measured, by where the catalogue says it runs (`runs_in`): each gives
+// the summary rows the Lab returns with the result it keeps, or null when the run was
+// cancelled meanwhile. `run` holds the form as checked, the wake-up of Cancel and this
+// clock's progress.
+const measureIn = {
+  worker: async (entry, fit, run) =>
+    state.lab.add_result(entry.id, await runInWorker(entry.id, run.settings, fit, run.progress)),
+  main: async (entry, fit, run) => {
+    // Let the status paint before the page is busy; a hidden tab paints no frame.
+    await Promise.race([nextFrame(), new Promise((r) => setTimeout(r, 50)), run.woken]);
+    if (state.cancelled) return null;
+    return state.lab.run_here(entry.id, fit, (p) => { run.progress(p.fraction); return state.cancelled; });
+  },
+  counted: async (entry, fit, run) => {
+    const seconds = state.lab.count_s();
+    // The messages in the worker, alone; the timeouts on the page's own thread.
+    const { times, counts, elapsed } = entry.id === "message-channel"
+      ? await runInWorker(entry.id, run.settings, false, run.progress, { kind: Message.Count, seconds })
+      : await timeoutChain(seconds);
+    if (state.cancelled) return null;
+    return state.lab.add_counts(entry.id, new Float64Array(times), new Float64Array(counts), elapsed);
+  },
+  sampled: async (entry, fit, run) => {
+    const { readings, elapsed } = await sample(entry.id, state.lab.sample_s(), run.progress, run.woken);
+    if (state.cancelled) return null;
+    return state.lab.add_readings(entry.id, new Float64Array(readings), elapsed);
+  },
+};
+
+// The form checked and the clocks chosen, the page set running: the run's shared state,
+// or null (and why, shown) when there is nothing to run.
+async function startRun() {
+  if (state.running) return null;
   showError("");
   let settings;
   try {
     settings = state.lab.set_settings(settingsObject());
   } catch (e) {
     showError(e.message);
-    return;
+    return null;
   }
   const jobs = chosen();
   if (jobs.length === 0) {
     showError("Choose at least one clock to run.");
-    return;
+    return null;
   }
   // The headline's refinement would spin beside the run: its first look is enough.
   state.stopHeadline();
@@ -244,76 +274,62 @@ async function runAll(ev) {
   state.measured = 0;
   state.hasReport = false;
   renderSummary();
-  // Resumed on the click, so autoplay rules let it run.
   // Cancel must not wait for anything the run awaits: it resolves this at once.
   const woken = new Promise((r) => { state.wake = r; });
+  // Resumed on the click, so autoplay rules let it run.
   if (state.audio && state.audio.state !== "running") {
     await Promise.race([state.audio.resume().catch(() => {}), new Promise((r) => setTimeout(r, 500)), woken]);
   }
   state.lab.set_audio_suspended(!!state.audio && state.audio.state === "suspended");
-  const t0 = performance.now();
-  let done = 0;
-  // One clock's experiments; false when the run was cancelled.
-  const runJob = async ({ entry, fit }) => {
-    if (state.cancelled) return false;
-    const progress = (f) => {
-      $("progress").value = (done + Math.min(1, Math.max(0, f))) / jobs.length;
-    };
-    status(`Measuring ${entry.name}…`);
-    const started = performance.now();
-    // The summary rows, as the Lab returns them with each result it keeps.
-    let rows;
-    try {
-      if (entry.runs_in === "worker") {
-        const report = await runInWorker(entry.id, settings, fit, progress);
-        rows = state.lab.add_result(entry.id, report);
-      } else if (entry.runs_in === "main") {
-        // Let the status paint before the page is busy; a hidden tab paints no frame.
-        await Promise.race([nextFrame(), new Promise((r) => setTimeout(r, 50)), woken]);
-        if (state.cancelled) return false;
-        rows = state.lab.run_here(entry.id, fit, (p) => { progress(p.fraction); return state.cancelled; });
-      } else if (entry.runs_in === "counted") {
-        const seconds = state.lab.count_s();
-        // The messages in the worker, alone; the timeouts on the page's own thread.
-        const { times, counts, elapsed } = entry.id === "message-channel"
-          ? await runInWorker(entry.id, settings, false, progress, { kind: Message.Count, seconds })
-          : await timeoutChain(seconds);
-        if (state.cancelled) return false;
-        rows = state.lab.add_counts(entry.id, new Float64Array(times), new Float64Array(counts), elapsed);
-      } else {
-        const { readings, elapsed } = await sample(entry.id, state.lab.sample_s(), progress, woken);
-        if (state.cancelled) return false;
-        rows = state.lab.add_readings(entry.id, new Float64Array(readings), elapsed);
-      }
-    } catch (e) {
-      if (state.cancelled || e instanceof Cancelled) return false;
-      rows = state.lab.add_failure(entry.id, String(e.message || e));
-    }
-    state.measured += 1;
-    (self.ticklabTimes.clocks ||= {})[entry.id] = performance.now() - started;
-    done += 1;
-    $("progress").value = done / jobs.length;
-    renderSummary(rows);
-    if (self.ticklabTimes.firstResultMs === undefined) self.ticklabTimes.firstResultMs = performance.now();
-    return true;
+  return { settings, jobs, woken, done: 0, t0: performance.now() };
+}
+
+// One clock's experiments, its rows shown; false when the run was cancelled.
+async function runJob(run, { entry, fit }) {
+  if (state.cancelled) return false;
+  const progress = (f) => {
+    $("progress").value = (run.done + Math.min(1, Math.max(0, f))) / run.jobs.length;
   };
-  const runs = (where) => (j) => j.entry.runs_in === where;
-  for (const job of jobs.filter((j) => runs("worker")(j) || runs("main")(j))) {
-    if (!(await runJob(job))) break;
+  status(`Measuring ${entry.name}…`);
+  const started = performance.now();
+  let rows;
+  try {
+    rows = await measureIn[entry.runs_in](entry, fit, { ...run, progress });
+    if (rows === null) return false;
+  } catch (e) {
+    if (state.cancelled || e instanceof Cancelled) return false;
+    rows = state.lab.add_failure(entry.id, String(e.message || e));
+  }
+  state.measured += 1;
+  (self.ticklabTimes.clocks ||= {})[entry.id] = performance.now() - started;
+  run.done += 1;
+  $("progress").value = run.done / run.jobs.length;
+  renderSummary(rows);
+  if (self.ticklabTimes.firstResultMs === undefined) self.ticklabTimes.firstResultMs = performance.now();
+  return true;
+}
+
+async function runAll(ev) {
+  if (ev) ev.preventDefault();
+  const run = await startRun();
+  if (!run) return;
+  const runsIn = (...places) => run.jobs.filter((j) => places.includes(j.entry.runs_in));
+  for (const job of runsIn("worker", "main")) {
+    if (!(await runJob(run, job))) break;
   }
   // The clocks the page samples wait on frames and tasks, not on one another: read together,
   // they take one sampling budget, not one each.
   if (!state.cancelled) {
     status("Sampling the frame, audio and animation clocks…");
-    await Promise.all(jobs.filter(runs("sampled")).map(runJob));
+    await Promise.all(runsIn("sampled").map((job) => runJob(run, job)));
   }
   // Counts of messages and timeouts are as fast as the thread they wait on is free: alone
   // after the sampling (beside it, a setTimeout chain ran 4.1 to 7.8 ms a step, alone 4.0).
   if (!state.cancelled) {
     status("Counting messages and timeouts…");
-    await Promise.all(jobs.filter(runs("counted")).map(runJob));
+    await Promise.all(runsIn("counted").map((job) => runJob(run, job)));
   }
-  finish(t0);
+  finish(run.t0);
 }
 
 function finish(t0) {

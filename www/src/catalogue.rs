@@ -655,6 +655,37 @@ mod tests {
             .collect()
     }
 
+    /// lab.js measures a clock by where it runs: its table `measureIn` has a way for every
+    /// `Place`, under the name the page is given, and no other.
+    #[test]
+    fn the_page_measures_a_clock_in_every_place() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let js = std::fs::read_to_string(root.join("www/lab.js")).unwrap();
+        let table = &js[js.find("const measureIn = {").unwrap()..];
+        let table = &table[..table.find("\n};").unwrap()];
+        let mut keys: Vec<&str> = table
+            .lines()
+            .filter_map(|l| l.strip_prefix("  ")?.split_once(": async").map(|(k, _)| k))
+            .filter(|k| k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+            .collect();
+        keys.sort();
+        // A new place fails to compile here until it is in the list below.
+        let _every = |p: Place| match p {
+            Place::Worker | Place::Main | Place::Sampled | Place::Counted => (),
+        };
+        let mut places: Vec<String> = [Place::Worker, Place::Main, Place::Sampled, Place::Counted]
+            .iter()
+            .map(|p| {
+                serde_json::to_string(p)
+                    .unwrap()
+                    .trim_matches('"')
+                    .to_string()
+            })
+            .collect();
+        places.sort();
+        assert_eq!(keys, places);
+    }
+
     /// The ids are spelled once, in `ClockId::as_str`: every id the page's scripts compare
     /// with or key a reader by, and every id the browser tests pick a clock by, is one of
     /// them (a renamed id fails here, not in a browser).
