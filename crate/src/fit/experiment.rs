@@ -431,6 +431,7 @@ struct Scale {
 impl Scale {
     /// The tick must be a positive count, the reference's too; a read cost that is not
     /// one counts as none.
+    #[inline(always)] // one caller: a stage of it, named
     fn checked(self, reference: Option<&Reference<'_>>) -> Result<Scale> {
         let positive = |x: f64| x.is_finite() && x > 0.0;
         if !positive(self.tick_counts) {
@@ -564,6 +565,7 @@ fn measure_inner<C: Clock + ?Sized, W: Workload + ?Sized>(
 
 /// The duration, in counts, the largest size is calibrated to, unless the sizes are given;
 /// refused at once when the budget left cannot hold a run at every size.
+#[inline(always)] // one caller: a stage of it, named
 fn target_counts(
     info: &ClockInfo,
     scale: Scale,
@@ -614,6 +616,7 @@ fn target_counts(
 }
 
 /// The sizes of `opts.n_range`, evenly spread (at most `max`).
+#[inline(always)] // one caller: a stage of it, named
 fn given_sizes(opts: &FitOptions, max: u64) -> Vec<u64> {
     let (lo, hi) = opts.n_range.unwrap_or((1, 2));
     let hi = hi.min(max);
@@ -627,6 +630,7 @@ fn given_sizes(opts: &FitOptions, max: u64) -> Vec<u64> {
 }
 
 /// `points` sizes whose work spreads evenly up to that of the calibrated size `n`.
+#[inline(always)] // one caller: a stage of it, named
 fn calibrated_sizes<W: Workload + ?Sized>(workload: &W, n: u64, points: usize) -> Vec<u64> {
     let top = workload.work(n);
     let mut s: Vec<u64> = (1..=points)
@@ -655,6 +659,7 @@ struct Rounds {
 impl Rounds {
     /// Times `runs` rounds of `sizes` (fewer when the budget ends them), each run by the
     /// clock and, inside its reads, by the reference.
+    #[inline(always)] // one caller: a stage of it, named
     fn time<C: Clock + ?Sized, W: Workload + ?Sized>(
         &mut self,
         clock: &mut C,

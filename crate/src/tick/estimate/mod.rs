@@ -138,6 +138,7 @@ pub struct TickEstimate {
 
 impl TickEstimate {
     /// Whether a tick was found: not just the data's precision, and not "no tick".
+    #[inline(always)] // one caller: a stage of it, named
     pub fn found(&self) -> bool {
         matches!(self.method, Method::ExactGcd | Method::Robust)
     }
@@ -347,6 +348,7 @@ fn estimate_prepared(
 }
 
 /// The values in steps of the quantum (whole numbers on a grid), in order.
+#[inline(always)] // one caller: a stage of it, named
 fn in_steps(p: &Prepared, step: f64, space: &Space) -> Result<Vec<f64>> {
     let u: Vec<f64> = p
         .sorted
@@ -370,6 +372,7 @@ fn in_steps(p: &Prepared, step: f64, space: &Space) -> Result<Vec<f64>> {
 
 /// The estimate before any tick is judged: the quantum, what the values are, and the
 /// smallest values and gaps (which are not the tick, and are shown as such).
+#[inline(always)] // one caller: a stage of it, named
 fn unanswered(p: &Prepared, u: &[f64], gaps: &[f64], quantum: Quantum) -> TickEstimate {
     let step = quantum.step();
     let smallest_diff_sort = if p.zeros > 0 {
@@ -403,6 +406,7 @@ fn unanswered(p: &Prepared, u: &[f64], gaps: &[f64], quantum: Quantum) -> TickEs
 /// One level: it is a multiple of the tick, nothing says which. On a grid the level is a
 /// whole number of steps, not a mean's rounding of one; at one step, it is the data's own
 /// precision (readings of an uptime printed to 10 ms, read every 10 ms).
+#[inline(always)] // one caller: a stage of it, named
 fn single_level(mut est: TickEstimate, u: &[f64], space: &Space) -> TickEstimate {
     let step = est.quantum.step();
     est.tick = if space.grid { u[0] } else { stats::mean(u) } * step;
@@ -484,6 +488,7 @@ fn found(est: &mut TickEstimate, f: &Found, u: &[f64], space: &Space, unit_s: Op
 
 /// No tick coarser than the quantum: "at most" the quantum, or where the search stopped
 /// when that is coarser, or no step at all; and the best candidate that was not enough.
+#[inline(always)] // one caller: a stage of it, named
 fn not_found(est: &mut TickEstimate, search: &Search) {
     let (quantum, step) = (est.quantum, est.quantum.step());
     est.share_explained = if quantum.on_grid() { 1.0 } else { 0.0 };
