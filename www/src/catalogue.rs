@@ -718,23 +718,26 @@ mod tests {
                 }
             }
         }
-        let e2e = read("tests/e2e.rs");
+        let e2e: String = std::fs::read_dir(root.join("tests/e2e"))
+            .unwrap()
+            .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+            .collect();
         let list = |name: &str| {
             let start = e2e.find(name).unwrap();
             e2e[start..start + e2e[start..].find(";\n").unwrap()].to_string()
         };
         for id in quoted_after(&list("const IMPLICIT"), "", '\'') {
             if !id.trim_matches([',', ' ', '\n', '[', ']', '"']).is_empty() {
-                spelled.push(("tests/e2e.rs".into(), id));
+                spelled.push(("tests/e2e/".into(), id));
             }
         }
         for id in quoted_after(&list("const DEATH_RUN").replace("Some(", ""), "(", '"') {
-            spelled.push(("tests/e2e.rs".into(), id));
+            spelled.push(("tests/e2e/".into(), id));
         }
         for prefix in ["data-run=", "dataset.run === "] {
             for id in quoted_after(&e2e, prefix, '\'') {
                 if !id.starts_with('$') {
-                    spelled.push(("tests/e2e.rs".into(), id));
+                    spelled.push(("tests/e2e/".into(), id));
                 }
             }
         }
