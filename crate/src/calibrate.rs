@@ -92,6 +92,62 @@ pub fn calibrate_from<C: Clock + ?Sized, W: Workload + ?Sized>(
     }
 }
 
+/// Why a counter's period could not be had against a reference clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unmoved {
+    /// The reference never moved (or has no period in ns): it cannot time anything.
+    Reference,
+    /// The counter did not move over the span.
+    Counter,
+}
+
+/// Most reads of the reference a wait for its edge, or for the end of the span, may take:
+/// the reference is the only clock there is to time the wait, so a frozen one is bounded
+/// by reads (a quarter billion: seconds, not forever).
+const MOST_READS: u64 = 1 << 28;
+
+/// ns per count of `counter`, from its counts over `span_ns` of `reference`, edge to edge:
+/// begun on an edge of the reference, the counter read there and at the reference's first
+/// reading `span_ns` later (a page's shared counter against performance.now).
+pub fn period_against<C: Clock + ?Sized, R: Clock + ?Sized>(
+    counter: &mut C,
+    reference: &mut R,
+    span_ns: f64,
+) -> std::result::Result<f64, Unmoved> {
+    let ns = reference
+        .info()
+        .period
+        .ns_per_count()
+        .ok_or(Unmoved::Reference)?;
+    let info = reference.info().clone();
+    let start = reference.read();
+    let mut t0 = start;
+    let mut reads = 0u64;
+    while t0 == start {
+        t0 = reference.read();
+        reads += 1;
+        if reads > MOST_READS {
+            return Err(Unmoved::Reference);
+        }
+    }
+    let c0 = counter.read();
+    let mut t1 = t0;
+    reads = 0;
+    while (info.diff(t0, t1) as f64) * ns < span_ns {
+        t1 = reference.read();
+        reads += 1;
+        if reads > MOST_READS {
+            return Err(Unmoved::Reference);
+        }
+    }
+    let c1 = counter.read();
+    let d = counter.info().diff(c0, c1);
+    if d == 0 {
+        return Err(Unmoved::Counter);
+    }
+    Ok(info.diff(t0, t1) as f64 * ns / d as f64)
+}
+
 /// Share of a count's span left out at its start: a warm-up (a setTimeout chain's first five
 /// calls wait no 4 ms; code not yet optimised runs slower).
 pub const COUNT_WARM_UP: f64 = 0.1;
@@ -113,4 +169,66 @@ pub fn count_rate(times_ms: &[f64], counts: &[f64]) -> Option<(f64, f64)> {
     let moved = counts[n - 1] - counts[first];
     let ns = span_ms * 1e6 / moved;
     (span_ms > 0.0 && moved > 0.0 && ns.is_finite()).then_some((ns, span_ms))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::{ClockInfo, ClockKind, CountPeriod};
+    use std::cell::Cell;
+    use std::rc::Rc;
+
+    /// A clock on shared simulated time that each read advances: a counter of
+    /// `counts_per_ns`, or (at zero) a clock stepping by `step_ns`.
+    struct Shared {
+        info: ClockInfo,
+        time: Rc<Cell<u64>>,
+        step_ns: u64,
+        per_read_ns: u64,
+        counts_per_ns: f64,
+    }
+
+    impl Clock for Shared {
+        fn info(&self) -> &ClockInfo {
+            &self.info
+        }
+        fn read(&mut self) -> u64 {
+            let t = self.time.get() + self.per_read_ns;
+            self.time.set(t);
+            if self.counts_per_ns > 0.0 {
+                (t as f64 * self.counts_per_ns) as u64
+            } else {
+                t / self.step_ns * self.step_ns
+            }
+        }
+    }
+
+    /// A counter of 3 counts a µs against a 1 µs reference: 333.3 ns a count, edge to edge;
+    /// a reference that never moves, or a counter that does not, is said, not waited on.
+    #[test]
+    fn a_counter_s_period_against_a_reference() {
+        let time = Rc::new(Cell::new(123));
+        let clock = |name: &str, step_ns, counts_per_ns| Shared {
+            info: ClockInfo::new(name, ClockKind::Monotonic, CountPeriod::NANOSECOND),
+            time: time.clone(),
+            step_ns,
+            per_read_ns: 7,
+            counts_per_ns,
+        };
+        let mut counter = clock("counter", 1, 3e-3);
+        let mut reference = clock("µs", 1000, 0.0);
+        let ns = period_against(&mut counter, &mut reference, 100_000.0).unwrap();
+        assert!((ns - 1000.0 / 3.0).abs() < 1.0, "{ns}");
+        let mut still = clock("still", 1, 0.0);
+        still.per_read_ns = 0;
+        assert_eq!(
+            period_against(&mut counter, &mut still, 1000.0),
+            Err(Unmoved::Reference)
+        );
+        let mut frozen = clock("frozen", 1, 1e-12);
+        assert_eq!(
+            period_against(&mut frozen, &mut reference, 1000.0),
+            Err(Unmoved::Counter)
+        );
+    }
 }

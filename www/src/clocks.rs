@@ -101,25 +101,19 @@ impl Clock for SharedCounter {
     }
 }
 
-/// Counter increments per ns over [`CALIBRATION_MS`] of performance.now, edge to edge.
+/// ns per counter increment over [`CALIBRATION_MS`] of performance.now, edge to edge (the
+/// core's calibration).
 fn calibrate(c: &mut SharedCounter, perf: &Performance) -> Result<f64, String> {
-    let start = perf.now();
-    let mut t0 = start;
-    // Start on an edge of performance.now, within 50 ms.
-    while t0 == start && t0 - start < 50.0 {
-        t0 = perf.now();
-    }
-    let c0 = c.read();
-    let mut t1 = perf.now();
-    while t1 - t0 < CALIBRATION_MS {
-        t1 = perf.now();
-    }
-    let c1 = c.read();
-    let d = c.info.diff(c0, c1);
-    if d == 0 {
-        return Err("the counter did not move in 100 ms: its worker is not running".into());
-    }
-    Ok((t1 - t0) * 1e6 / d as f64)
+    use ticklab::calibrate::{period_against, Unmoved};
+    let p = perf.clone();
+    let mut now =
+        FloatClock::milliseconds("performance.now", ClockKind::Monotonic, move || p.now());
+    period_against(c, &mut now, CALIBRATION_MS * 1e6).map_err(|u| match u {
+        Unmoved::Counter => "the counter did not move in 100 ms: its worker is not running".into(),
+        Unmoved::Reference => {
+            "performance.now did not move: the counter cannot be calibrated".into()
+        }
+    })
 }
 
 /// The counter as a clock in ns, calibrated against performance.now.
