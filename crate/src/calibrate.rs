@@ -148,6 +148,44 @@ pub fn period_against<C: Clock + ?Sized, R: Clock + ?Sized>(
     Ok(info.diff(t0, t1) as f64 * ns / d as f64)
 }
 
+/// One reading of `counter` bracketed by two of `reference`, the tightest bracket of
+/// `tries`: the reference's midpoint (in its counts) and the counter's reading. The
+/// tightest is the one least disturbed between the reads.
+pub fn bracketed(
+    counter: &mut impl FnMut() -> u64,
+    reference: &mut impl FnMut() -> u64,
+    tries: u32,
+) -> (f64, u64) {
+    let mut best = (u64::MAX, 0.0, 0);
+    for _ in 0..tries.max(1) {
+        let a = reference();
+        let c = counter();
+        let b = reference();
+        if b.wrapping_sub(a) < best.0 {
+            best = (
+                b.wrapping_sub(a),
+                a as f64 + b.wrapping_sub(a) as f64 / 2.0,
+                c,
+            );
+        }
+    }
+    (best.1, best.2)
+}
+
+/// Counts of `counter` per count of `reference` across `wait` (a sleep the caller
+/// provides), each end the tightest of 16 brackets; none unless both moved forward.
+pub fn rate_across(
+    mut counter: impl FnMut() -> u64,
+    mut reference: impl FnMut() -> u64,
+    wait: impl FnOnce(),
+) -> Option<f64> {
+    let (t0, c0) = bracketed(&mut counter, &mut reference, 16);
+    wait();
+    let (t1, c1) = bracketed(&mut counter, &mut reference, 16);
+    let rate = c1.wrapping_sub(c0) as f64 / (t1 - t0);
+    (rate.is_finite() && rate > 0.0).then_some(rate)
+}
+
 /// Share of a count's span left out at its start: a warm-up (a setTimeout chain's first five
 /// calls wait no 4 ms; code not yet optimised runs slower).
 pub const COUNT_WARM_UP: f64 = 0.1;
@@ -201,6 +239,25 @@ mod tests {
                 t / self.step_ns * self.step_ns
             }
         }
+    }
+
+    /// A counter of 2.5 counts a ns against a ns clock, read 7 ns apart: 2.5 counts a
+    /// count across a wait, whatever the wait.
+    #[test]
+    fn a_counter_s_rate_across_a_wait() {
+        let t = Cell::new(1_000u64);
+        let read = |step: u64| {
+            t.set(t.get() + step);
+            t.get()
+        };
+        let rate = rate_across(
+            || (read(7) as f64 * 2.5) as u64,
+            || read(7),
+            || t.set(t.get() + 25_000_000),
+        )
+        .unwrap();
+        assert!((rate - 2.5).abs() < 1e-6, "{rate}");
+        assert_eq!(rate_across(|| 5, || read(7), || ()), None);
     }
 
     /// A counter of 3 counts a µs against a 1 µs reference: 333.3 ns a count, edge to edge;

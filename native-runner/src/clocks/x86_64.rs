@@ -51,30 +51,15 @@ fn reference_ns() -> u64 {
     (ts.tv_sec as u64) * 1_000_000_000 + ts.tv_nsec as u64
 }
 
-/// A (reference ns, counter) pair read as close together as this machine allows: the best
-/// of several brackets reference–counter–reference.
-fn pair() -> (f64, u64) {
-    let mut best = (u64::MAX, 0.0, 0);
-    for _ in 0..16 {
-        let a = reference_ns();
-        let c = unsafe { _rdtsc() };
-        let b = reference_ns();
-        if b - a < best.0 {
-            best = (b - a, (a as f64 + b as f64) / 2.0, c);
-        }
-    }
-    (best.1, best.2)
-}
-
 const CALIBRATION: Duration = Duration::from_millis(25);
 
-/// Measured counter frequency in Hz.
+/// Measured counter frequency in Hz: counts per CLOCK_MONOTONIC_RAW ns across a sleep,
+/// each end bracketed by the core.
 fn measure_hz() -> Option<f64> {
-    let (t0, c0) = pair();
-    std::thread::sleep(CALIBRATION);
-    let (t1, c1) = pair();
-    let hz = (c1.wrapping_sub(c0)) as f64 / (t1 - t0) * 1e9;
-    (hz.is_finite() && hz > 0.0).then_some(hz)
+    // Safe: rdtsc exists on every x86-64 CPU.
+    let tsc = || unsafe { _rdtsc() };
+    ticklab::calibrate::rate_across(tsc, reference_ns, || std::thread::sleep(CALIBRATION))
+        .map(|per_ns| per_ns * 1e9)
 }
 
 fn cpuid(leaf: u32) -> (u32, u32, u32, u32) {
