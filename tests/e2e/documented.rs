@@ -23,6 +23,8 @@ struct Run {
     implicit: serde_json::Value,
     /// The line ranking the clocks.
     ranking: String,
+    /// performance.now (worker) in "Look closer": each plot shown, and whether it has ink.
+    plots: Vec<(String, bool)>,
 }
 
 /// The clocks a page builds from APIs never meant as clocks.
@@ -74,6 +76,32 @@ async fn full_run(browser: Browser, driver: &Path, url: &str, shot: &Path) -> Re
         if v["seed"] != serde_json::Value::Bool(false) {
             return Err(format!("the page says 'seed' (or could not be read): {}", v["seed"]));
         }
+        // "Look closer" at the worker's performance.now: every view the Lab names for it is
+        // drawn into its canvas (dark pixels on it), the others' figures hidden.
+        let plots = c
+            .execute(
+                "const sel = document.getElementById('detail-clock');
+                 sel.value = 'performance.now'; sel.dispatchEvent(new Event('change'));
+                 return [...document.querySelectorAll(\"#details canvas[id^='plot-']\")]
+                   .filter(c => !c.closest('figure').hidden)
+                   .map(c => {
+                     const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+                     let ink = 0;
+                     for (let i = 0; i < d.length; i += 4) if (d[i] < 128 && d[i + 3] > 0) ink++;
+                     return [c.id.slice(5), ink > 200];
+                   })",
+                vec![],
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+        let plots = plots
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|p| (p[0].as_str().unwrap_or("").to_string(), p[1] == true))
+                    .collect()
+            })
+            .unwrap_or_default();
         let json = c
             .execute("return self.ticklabExportJson()", vec![])
             .await
@@ -122,6 +150,7 @@ async fn full_run(browser: Browser, driver: &Path, url: &str, shot: &Path) -> Re
             json,
             implicit: v["implicit"].clone(),
             ranking: v["ranking"].as_str().unwrap_or_default().to_string(),
+            plots,
         })
     }
     .await;
@@ -248,6 +277,20 @@ fn browsers_measure_the_documented_ticks() {
                 "{browser:?} {mode}"
             );
             assert_eq!(date, 1e6, "{browser:?} {mode}");
+            // Look closer: the tick's four views and the overhead's at least, each drawn.
+            let shown: Vec<&str> = r.plots.iter().map(|p| p.0.as_str()).collect();
+            for v in ["raw", "sorted", "diff_sorted", "histogram", "overhead"] {
+                assert!(
+                    shown.contains(&v),
+                    "{browser:?} {mode}: no {v} plot of performance.now: {:?}",
+                    r.plots
+                );
+            }
+            assert!(
+                r.plots.iter().all(|p| p.1),
+                "{browser:?} {mode}: a blank plot: {:?}",
+                r.plots
+            );
             // The count-down fit through performance.now has a slope in every engine: a
             // worker that stalls (WebKit's, for milliseconds now and then) costs a run,
             // not the calibration of the sizes.
