@@ -29,10 +29,10 @@ export async function analyzeInput(ev) {
     $("analysis-bands").querySelector("ul").replaceChildren(...a.bands.map((b) => el("li", b)));
     $("analysis-notes").replaceChildren(...a.notes.map((n) => el("li", n)));
     box.hidden = false;
-    for (const v of ["raw", "sorted", "diff_sorted", "histogram"]) {
-      const c = $(`an-${v}`);
+    // Each canvas an-V shows view V (index.html's figures are the list).
+    for (const c of box.querySelectorAll("canvas[id^='an-']")) {
       sizeCanvas(c);
-      try { state.lab.draw_analysis(c, v); c.hidden = false; } catch { c.hidden = true; }
+      try { state.lab.draw_analysis(c, c.id.slice(3)); c.hidden = false; } catch { c.hidden = true; }
     }
     if (a.tick_ns !== null && a.tick_ns !== undefined) box.dataset.tickNs = String(a.tick_ns);
     else delete box.dataset.tickNs;
@@ -86,7 +86,7 @@ function runPlay() {
     if (ev.data.kind === Message.Played) {
       const d = state.lab.add_play(ev.data.report);
       $("play-text").textContent = [d.tick, d.fit].filter(Boolean).join(" ");
-      for (const v of ["raw", "sorted", "diff_sorted", "excess"]) plot(`play-${v}`, "playground", v);
+      for (const c of $("playground").querySelectorAll("canvas[id^='play-']")) plot(c.id, "playground", c.id.slice(5));
       const ms = performance.now() - t0;
       (self.ticklabTimes.play ||= []).push(ms);
       $("playground").dataset.redrawMs = String(ms);

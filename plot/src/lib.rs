@@ -864,6 +864,26 @@ mod tests {
             })
             .collect();
         assert_eq!(canvases, View::NAMES);
+        // The playground's canvases (play-NAME) and the analysis's (an-NAME, the tick's
+        // views of timings) are drawn by their names too.
+        for (prefix, views) in [("play-", &View::NAMES[..]), ("an-", &View::NAMES[..4])] {
+            let names: Vec<&str> = html
+                .match_indices(&format!("<canvas id=\"{prefix}"))
+                .map(|(i, m)| {
+                    let rest = &html[i + m.len()..];
+                    &rest[..rest.find('"').unwrap()]
+                })
+                .collect();
+            assert!(!names.is_empty(), "no {prefix} canvas");
+            for n in names {
+                assert!(views.contains(&n), "canvas {prefix}{n}: no such view");
+            }
+        }
+        assert_eq!(
+            View::TICK.map(View::name),
+            View::NAMES[..4],
+            "the tick's views lead View::NAMES"
+        );
         for name in View::NAMES {
             assert_eq!(View::parse(name, 0).unwrap().name(), name);
         }

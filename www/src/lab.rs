@@ -387,12 +387,12 @@ impl Lab {
         let root = Sharp::on(canvas)?.into_drawing_area();
         root.fill(&WHITE)
             .map_err(|e| js_err(ticklab_plot::fail(e)))?;
-        match view {
-            "raw" => ticklab_plot::raw_banded(&root, values, &levels, tick, unit),
-            "sorted" => ticklab_plot::sorted(&root, values, unit),
-            "diff_sorted" => ticklab_plot::diff_sorted(&root, values, unit),
-            "histogram" => ticklab_plot::histogram(&root, values, 60, unit),
-            other => return Err(js_err(format!("no view '{other}'"))),
+        match View::parse(view, 0).map_err(js_err)? {
+            View::Raw => ticklab_plot::raw_banded(&root, values, &levels, tick, unit),
+            View::Sorted => ticklab_plot::sorted(&root, values, unit),
+            View::DiffSorted => ticklab_plot::diff_sorted(&root, values, unit),
+            View::Histogram => ticklab_plot::histogram(&root, values, 60, unit),
+            other => return Err(js_err(format!("no view '{}' of timings", other.name()))),
         }
         .map_err(js_err)?;
         root.present().map_err(|e| js_err(ticklab_plot::fail(e)))
