@@ -30,7 +30,7 @@ function runHeadline() {
     h.stop = () => { w.terminate(); h.stop = () => {}; };
     w.onmessage = (ev) => {
       const m = ev.data;
-      if (m.kind === "result") {
+      if (m.kind === "headline") {
         showHeadline(m.headline);
         answered();
         if (h.pass === 0) { h.pass = 1; go(); return; }
