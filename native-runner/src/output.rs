@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::Path;
 
 use plotters::prelude::*;
-use ticklab::present::{self, duration, opt_duration, SummaryRow};
+use ticklab::present::{self, opt_duration, SummaryRow};
 use ticklab::report::{ClockReport, CounterFrequency, Report};
 use ticklab_plot::{PlotResult, View as PlotView};
 
@@ -260,16 +260,6 @@ fn fit_table(report: &Report) -> String {
         Table::of("clock|tick|workload|sizes|runs|least-values slope|least squares|r²|on steps");
     for c in &report.clocks {
         for f in &c.fits {
-            let ols = match f.ols_slope_ns {
-                _ if f.unusable.is_some() => present::DASH.into(),
-                Some(s) => format!(
-                    "{} ± {} per {}",
-                    duration(s),
-                    duration(f.ols.slope_stderr * f.ns_per_count.unwrap_or(1.0)),
-                    f.unit
-                ),
-                None => format!("{:.4} counts per {}", f.ols.line.slope, f.unit),
-            };
             t.row(vec![
                 c.info.name.clone(),
                 present::tick(c, &report.environment.counters),
@@ -285,7 +275,7 @@ fn fit_table(report: &Report) -> String {
                     .sum::<u64>()
                     .to_string(),
                 present::slope(c),
-                ols,
+                present::least_squares(f),
                 format!("{:.5}", f.ols.r2),
                 format!("{}/{}", f.step.on_steps, f.points.len()),
             ]);

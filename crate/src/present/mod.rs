@@ -722,6 +722,21 @@ pub fn overhead_detail(c: &ClockReport) -> Option<String> {
     })
 }
 
+/// A fit's least-squares slope with its standard error ("0.2451 ns ± 0.3 ps per
+/// iteration"), in counts when the period is unknown; a dash when the fit is unusable.
+pub fn least_squares(f: &crate::fit::FitResult) -> String {
+    match f.ols_slope_ns {
+        _ if f.unusable.is_some() => DASH.into(),
+        Some(s) => format!(
+            "{} ± {} per {}",
+            duration(s),
+            duration(f.ols.slope_stderr * f.ns_per_count.unwrap_or(1.0)),
+            f.unit
+        ),
+        None => format!("{:.4} counts per {}", f.ols.line.slope, f.unit),
+    }
+}
+
 /// The first fit in a sentence, as the page writes it under the fit plots.
 pub fn fit_detail(c: &ClockReport) -> Option<String> {
     let f = c.fits.first()?;
