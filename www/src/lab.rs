@@ -58,11 +58,12 @@ pub fn start() {
 
 /// `{experiment, fraction, samples}` of a progress.
 fn progress_object(p: &Progress<'_>) -> Object {
-    let o = Object::new();
-    let _ = Reflect::set(&o, &"experiment".into(), &p.experiment.into());
-    let _ = Reflect::set(&o, &"fraction".into(), &p.fraction.into());
-    let _ = Reflect::set(&o, &"samples".into(), &(p.samples as f64).into());
-    o
+    let fields = [
+        ("experiment", p.experiment.into()),
+        ("fraction", p.fraction.into()),
+        ("samples", (p.samples as f64).into()),
+    ];
+    object(Object::new(), &fields)
 }
 
 /// An observer that reports progress to `progress` and cancels when it returns truthy.
@@ -486,14 +487,20 @@ impl Message {
 #[wasm_bindgen]
 pub fn answer(ask: JsValue, post: &Function) -> Result<(), JsError> {
     let id = field(&ask, "id");
-    let reply = |kind: Message, key: &str, value: &JsValue| {
-        let o = Object::new();
-        let _ = Reflect::set(&o, &"kind".into(), &(kind as u32).into());
-        let _ = Reflect::set(&o, &"id".into(), &id);
-        let _ = Reflect::set(&o, &key.into(), value);
+    let send = |o: Object| {
         post.call1(&JsValue::NULL, &o)
             .map(|_| ())
             .map_err(|_| js_err("could not post"))
+    };
+    let reply = |kind: Message, key: &str, value: JsValue| {
+        send(object(
+            Object::new(),
+            &[
+                ("kind", (kind as u32).into()),
+                ("id", id.clone()),
+                (key, value),
+            ],
+        ))
     };
     let counter = || {
         let sab = field(&ask, "counter");
@@ -508,21 +515,22 @@ pub fn answer(ask: JsValue, post: &Function) -> Result<(), JsError> {
             let fit = field(&ask, "fit").is_truthy();
             // The page cancels a worker's run by ending the worker: progress only goes out.
             let mut progress = |p: &Progress<'_>| {
-                let o = progress_object(p);
-                let _ = Reflect::set(&o, &"kind".into(), &(Message::Progress as u32).into());
-                let _ = Reflect::set(&o, &"id".into(), &id);
-                let _ = post.call1(&JsValue::NULL, &o);
+                let kind = (Message::Progress as u32).into();
+                let _ = send(object(
+                    progress_object(p),
+                    &[("kind", kind), ("id", id.clone())],
+                ));
                 Flow::Continue
             };
             let report =
                 measure(&entry, &settings, fit, counter(), &mut progress).map_err(js_err)?;
-            reply(Message::Measured, "report", &to_js(&report)?)
+            reply(Message::Measured, "report", to_js(&report)?)
         }
         Some(Message::Play) => {
             let k: Knobs = from_js(field(&ask, "knobs"), "playground")?;
             let seed = 0x91a7 ^ js_sys::Date::now() as u64;
             let report = playground::run(&k, seed).map_err(js_err)?;
-            reply(Message::Played, "report", &to_js(&report)?)
+            reply(Message::Played, "report", to_js(&report)?)
         }
         Some(Message::Digests) => {
             let items: js_sys::Array = field(&ask, "items")
@@ -531,33 +539,36 @@ pub fn answer(ask: JsValue, post: &Function) -> Result<(), JsError> {
             let out = js_sys::Array::new();
             for item in items.iter() {
                 let name = field(&item, "name").as_string().unwrap_or_default();
-                let o = Object::new();
                 match read_digests(&field(&item, "blob"), &name) {
                     Ok(ds) => {
                         for d in ds {
-                            let o = Object::new();
-                            let _ = Reflect::set(&o, &"name".into(), &d.from.as_str().into());
-                            let _ = Reflect::set(&o, &"digest".into(), &to_js(&d)?);
-                            out.push(&o);
+                            let fields = [("name", d.from.as_str().into()), ("digest", to_js(&d)?)];
+                            out.push(&object(Object::new(), &fields));
                         }
-                        continue;
                     }
                     Err(why) => {
-                        let _ = Reflect::set(&o, &"name".into(), &name.into());
-                        let _ = Reflect::set(&o, &"error".into(), &why.into());
+                        let fields = [("name", name.into()), ("error", why.into())];
+                        out.push(&object(Object::new(), &fields));
                     }
                 }
-                out.push(&o);
             }
-            reply(Message::Digested, "out", &out)
+            reply(Message::Digested, "out", out.into())
         }
         Some(Message::Bench) => {
-            bench_answer(&ask, counter()).and_then(|rows| reply(Message::Benched, "rows", &rows))
+            bench_answer(&ask, counter()).and_then(|rows| reply(Message::Benched, "rows", rows))
         }
         Some(Message::Count) | None | Some(_) => {
             Err(js_err("a lab worker cannot answer this message"))
         }
     }
+}
+
+/// `o` with `fields` set: a message, or an item of one.
+fn object(o: Object, fields: &[(&str, JsValue)]) -> Object {
+    for (key, value) in fields {
+        let _ = Reflect::set(&o, &(*key).into(), value);
+    }
+    o
 }
 
 /// The page's figures, in a build for `cargo xtask bench`.
