@@ -238,6 +238,16 @@ impl LabState {
         self.add(id, r)
     }
 
+    /// Clock `id`'s entry when it can run here; else its result, kept, says why not.
+    fn available(&mut self, id: ClockId) -> Result<Entry, SummaryRow> {
+        let entry = self.entry(id).clone();
+        if entry.available {
+            return Ok(entry);
+        }
+        let why = entry.reason.clone().unwrap_or_default();
+        Err(self.add(id, ClockReport::unavailable(entry.info, why)))
+    }
+
     /// The tick of sampled clock `id` from readings in its raw unit (ms or s) taken over
     /// `elapsed_s`; readings that are not finite non-negative times are left out and noted.
     pub fn add_readings(
@@ -246,11 +256,10 @@ impl LabState {
         readings: &[f64],
         elapsed_s: f64,
     ) -> Result<SummaryRow, String> {
-        let entry = self.entry(id).clone();
-        if !entry.available {
-            let why = entry.reason.clone().unwrap_or_default();
-            return Ok(self.add(id, ClockReport::unavailable(entry.info, why)));
-        }
+        let entry = match self.available(id) {
+            Ok(entry) => entry,
+            Err(row) => return Ok(row),
+        };
         self.tick_of(id, entry.info, readings, entry.counts_per_unit, elapsed_s)
     }
 
@@ -264,11 +273,10 @@ impl LabState {
         counts: &[f64],
         elapsed_s: f64,
     ) -> Result<SummaryRow, String> {
-        let entry = self.entry(id).clone();
-        if !entry.available {
-            let why = entry.reason.clone().unwrap_or_default();
-            return Ok(self.add(id, ClockReport::unavailable(entry.info, why)));
-        }
+        let entry = match self.available(id) {
+            Ok(entry) => entry,
+            Err(row) => return Ok(row),
+        };
         let mut info = entry.info;
         match ticklab::calibrate::count_rate(times_ms, counts) {
             Some((ns, span_ms)) => {
