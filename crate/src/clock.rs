@@ -126,6 +126,14 @@ pub struct Claim {
     pub ns: f64,
     /// Where the claim comes from ("clock_getres", "documented clamp, Chromium, not isolated").
     pub source: String,
+    /// Whether the claim is a floor, not a resolution: the interval is at least this long
+    /// (HTML's 4 ms for nested timeouts), so a longer one keeps the promise.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub minimum: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// Everything known about a clock before measuring it.
@@ -198,7 +206,17 @@ impl ClockInfo {
         self.claimed = (ns.is_finite() && ns > 0.0).then(|| Claim {
             ns,
             source: source.into(),
+            minimum: false,
         });
+        self
+    }
+
+    /// Sets a claimed floor: the clock's interval is at least `ns` long, as `source` says.
+    pub fn with_minimum(mut self, ns: f64, source: impl Into<String>) -> Self {
+        self = self.with_claim(ns, source);
+        if let Some(c) = &mut self.claimed {
+            c.minimum = true;
+        }
         self
     }
 

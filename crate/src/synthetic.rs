@@ -64,6 +64,8 @@ struct Starve {
     per_million: u64,
     most: u64,
     last: u64,
+    /// Sleeps replayed in order, one at each update, instead of drawn at random.
+    schedule: Option<std::collections::VecDeque<u64>>,
 }
 
 impl SimTime {
@@ -90,8 +92,20 @@ impl SimTime {
             per_million,
             most: most.max(1),
             last: self.timeline.now_ps() / every_ps.max(1),
+            schedule: None,
         });
         self
+    }
+
+    /// Starves the reader as a recording shows: at the first read past each multiple of
+    /// `every_ps` it sleeps the next of `periods` whole periods (0 for none), until they
+    /// run out. A recording's edges of m ticks are sleeps of m − 1 at the updates.
+    pub fn with_recorded_sleeps(self, every_ps: u64, periods: &[u64]) -> Self {
+        let mut s = self.with_starvation(every_ps, 0, 1);
+        if let Some(st) = &mut s.starve {
+            st.schedule = Some(periods.iter().copied().collect());
+        }
+        s
     }
 
     /// Adds interrupts: `per_million` reads in a million are followed by `ps` of lost time.
@@ -108,7 +122,10 @@ impl TimeSource for SimTime {
         if let Some(s) = &mut self.starve {
             let k = t / s.every_ps;
             if k > s.last {
-                if self.rng.below(1_000_000) < s.per_million {
+                if let Some(next) = s.schedule.as_mut().map(|q| q.pop_front().unwrap_or(0)) {
+                    self.timeline.advance(next * s.every_ps);
+                    t = self.timeline.now_ps();
+                } else if self.rng.below(1_000_000) < s.per_million {
                     let j = 1 + self.rng.below(s.most);
                     self.timeline.advance(j * s.every_ps);
                     t = self.timeline.now_ps();

@@ -184,27 +184,68 @@ fn overhead_of_a_25ns_read() {
     assert!((r.min_block_ns.unwrap() - 100.0 * 26.0).abs() < 10.0);
 }
 
+/// A clock read through a crossing (15 ns on top of its own 25 ns a read), which its own
+/// side (a page's JavaScript) reads for 25 ns.
+struct Crossing<C> {
+    inner: C,
+    tl: Timeline,
+}
+
+impl<C: Clock> Clock for Crossing<C> {
+    fn info(&self) -> &ticklab::clock::ClockInfo {
+        self.inner.info()
+    }
+    fn read(&mut self) -> u64 {
+        self.tl.advance(15_000); // the crossing, on top of the read's own 25 ns
+        self.inner.read()
+    }
+    fn read_many(&mut self, n: u64) -> bool {
+        self.tl.advance(n * 25_000);
+        true
+    }
+}
+
+/// A 1 ms page clock read through the crossing, in the page's 0.1 s overhead budget: its
+/// Rule-of-100 blocks last 100 ms, so the budget holds two of each caller; the experiment
+/// goes on to CROSSING_BLOCKS of each, within CROSSING_LIMIT_S, and the crossing is told.
+#[test]
+fn a_coarse_page_clock_times_enough_blocks_to_tell_the_crossing() {
+    let tl = Timeline::new(0);
+    let inner = Clamp::new(
+        SimTime::new(&tl, 25_000, 0, 1),
+        ClampStyle::FirefoxJitter,
+        1_000_000,
+        7,
+    )
+    .unwrap();
+    let mut clock = Crossing {
+        inner,
+        tl: tl.clone(),
+    };
+    let mut sw = tl.stopwatch();
+    let mut q = quiet;
+    let opts = OverheadOptions::new(Budget::new(0.1, 500).unwrap());
+    let mut run = Run::new(&mut sw, &mut q);
+    let r = overhead::measure(&mut clock, 1e6, &mut run, &opts).unwrap();
+    assert!(r.blocks >= overhead::CROSSING_BLOCKS, "{} blocks", r.blocks);
+    assert!(
+        r.elapsed_s <= overhead::CROSSING_LIMIT_S + 0.5,
+        "{} s",
+        r.elapsed_s
+    );
+    let told = ticklab::present::crossing(&r).unwrap();
+    assert!(told.starts_with("Crossing from JavaScript"), "{told}");
+    let (wasm, own) = (r.per_read_ns.unwrap(), r.own_per_read_ns.unwrap());
+    assert!(
+        wasm > own && (wasm - own - 15.0).abs() < 3.0,
+        "{wasm} {own}"
+    );
+}
+
 /// A clock read through a crossing (40 ns a read) that its own side reads for 25 ns (a
 /// page's JavaScript): both costs come back, each from blocks of the same length.
 #[test]
 fn a_clocks_own_side_is_timed_beside_the_crossing() {
-    struct Crossing<C> {
-        inner: C,
-        tl: Timeline,
-    }
-    impl<C: Clock> Clock for Crossing<C> {
-        fn info(&self) -> &ticklab::clock::ClockInfo {
-            self.inner.info()
-        }
-        fn read(&mut self) -> u64 {
-            self.tl.advance(15_000); // the crossing, on top of the read's own 25 ns
-            self.inner.read()
-        }
-        fn read_many(&mut self, n: u64) -> bool {
-            self.tl.advance(n * 25_000);
-            true
-        }
-    }
     let tl = Timeline::new(0);
     let counter = Counter::new(
         SimTime::new(&tl, 25_000, 0, 1),

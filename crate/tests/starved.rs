@@ -187,3 +187,93 @@ fn a_starved_fit_keeps_its_slope() {
     let slope = f.slope_ns.unwrap();
     assert!((slope - 3.0).abs() < 0.05, "slope {slope}");
 }
+
+/// A 1 ms clock's edges as WebKit's lab worker saw them beside two busy loops
+/// (tests/data/webkit-starved-edges.json), replayed: each edge of m ticks a sleep of m − 1
+/// at an update, then the reader runs freely to the end of the page's 0.2 s budget.
+fn replayed(edges_ns: &[u64], seed: u64) -> TickResult {
+    let tick_ps = 1_000_000_000;
+    let sleeps: Vec<u64> = edges_ns.iter().map(|e| e / 1_000_000 - 1).collect();
+    let tl = Timeline::new(2_000_000_000_000 + seed * 7_654_321);
+    let src = SimTime::new(&tl, 45_000, 5_000, seed).with_recorded_sleeps(tick_ps, &sleeps);
+    let mut c = Jiffy::new(src, 1_000_000, 0, seed).unwrap();
+    tick_of(&mut c, &tl, 0.2, seed)
+}
+
+/// The recordings' edges, by the clock they timed and how many there were.
+fn recorded() -> Vec<(String, Vec<u64>)> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/data/webkit-starved-edges.json"
+    );
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    file["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|run| {
+            let edges: Vec<u64> = run["edges_ns"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| e.as_u64().unwrap())
+                .collect();
+            (format!("{} in {}", run["clock"], run["engine"]), edges)
+        })
+        .collect()
+}
+
+/// A tick on too few edges is no figure: fewer than MIN_EDGES edges that no gap broke give
+/// "too busy to tell" in a starved run, with the minimum in the note; enough of them give
+/// the tick, starved or not.
+#[test]
+fn too_few_clean_edges_are_too_busy_to_tell() {
+    let runs = recorded();
+    assert_eq!(runs.len(), 3);
+    let mut dashed = 0;
+    for (name, edges) in &runs {
+        let ones = edges.iter().filter(|&&e| e == 1_000_000).count() as u64;
+        let r = replayed(edges, 45);
+        let report = ticklab::report::ClockReport {
+            tick: Some(r.clone()),
+            ..ticklab::report::ClockReport::new(r_info())
+        };
+        let notes = ticklab::present::notes(&report).join("\n");
+        let few = r.caveats.iter().find_map(|c| match c {
+            Caveat::FewEdges { edges } => Some(*edges),
+            _ => None,
+        });
+        if ones < tick::MIN_EDGES && r.gaps.count > 0 && r.edges < 3 * tick::MIN_EDGES {
+            dashed += 1;
+            assert_eq!(r.verdict, Verdict::TooBusy, "{name}: {r:?}");
+            assert_eq!(ticklab::present::tick(&report, &[]), ticklab::present::DASH);
+            assert!(
+                few.is_some_and(|e| e < tick::MIN_EDGES),
+                "{name}: {:?}",
+                r.caveats
+            );
+            assert!(
+                notes.contains(&format!("a tick rests on {}", tick::MIN_EDGES)),
+                "{notes}"
+            );
+        } else {
+            assert_eq!(r.tick_ns, Some(1_000_000.0), "{name}: {r:?}");
+            assert!(r.estimate.reliable && few.is_none(), "{name}: {r:?}");
+        }
+    }
+    // The recordings hold both: a handful of edges between the gaps, and enough.
+    assert!(
+        (1..runs.len()).contains(&dashed),
+        "{dashed} of {}",
+        runs.len()
+    );
+}
+
+fn r_info() -> ticklab::clock::ClockInfo {
+    ticklab::clock::ClockInfo::new(
+        "replayed 1 ms clock",
+        ticklab::clock::ClockKind::Monotonic,
+        ticklab::clock::CountPeriod::NANOSECOND,
+    )
+}

@@ -605,7 +605,7 @@ fn implicit(
             "Each setTimeout(0) callback sets the next and counts one. Its rate is calibrated \
              against performance.now",
         )
-        .with_claim(
+        .with_minimum(
             4e6,
             "HTML: a timeout nested more than 5 deep waits at least 4 ms",
         ),

@@ -290,6 +290,29 @@ pub fn spacing(x: f64) -> f64 {
     f64::from_bits(x.to_bits() + 1) - x
 }
 
+/// Whether readings written exactly to `places` decimals (`written`, in units of the last
+/// place) are doubles printed with more decimals than doubles near `top` hold
+/// (`(performance.timeOrigin + performance.now()).toFixed(4)`: near 1.7e12 ms doubles are
+/// 244 ns apart, so the fourth decimal is noise): nearly every one is its double printed
+/// to that many places. Decimals from an integer clock (`date +%s.%N`) would be so one
+/// time in the ratio of the spacing to the printed step, each.
+fn printed_doubles(values: &[f64], written: &[u64], places: i32, top: f64) -> bool {
+    if !(1..=17).contains(&places) || 10f64.powi(-places) >= spacing(top) {
+        return false;
+    }
+    // A thousand of them say it as well as all.
+    let every = (values.len() / 1024).max(1);
+    let p = places as usize;
+    let (mut n, mut same) = (0usize, 0usize);
+    for (x, w) in values.iter().zip(written).step_by(every) {
+        n += 1;
+        if format!("{x:.p$}").replace('.', "").parse::<u64>() == Ok(*w) {
+            same += 1;
+        }
+    }
+    n > 0 && same as f64 >= 0.99 * n as f64
+}
+
 /// The tick of readings: from the intervals between consecutive ones (exact for whole
 /// numbers, to the decimals written for decimals), to the readings' own precision or, when
 /// it is coarser, the spacing of the doubles that hold them.
@@ -298,6 +321,15 @@ fn readings(a: &mut SeriesAnalysis) -> Result<()> {
     let v = &series.values;
     let (mut intervals, mut repeats, mut down) = (Vec::with_capacity(v.len()), 0u64, 0u64);
     let top = v.iter().copied().fold(0.0f64, f64::max);
+    // Text printed past what doubles this large hold is a double's, however many digits
+    // it has: the doubles are the readings, to their spacing.
+    if series
+        .exact
+        .as_ref()
+        .is_some_and(|(w, places)| printed_doubles(v, w, *places, top))
+    {
+        series.exact = None;
+    }
     // Decimals written to a step, differenced on that step: exact while the scaled
     // readings are whole numbers a double holds (up to 2^53).
     // (Not a grid found in doubles written to full precision: their own digits are noise.)

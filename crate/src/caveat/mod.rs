@@ -70,6 +70,9 @@ pub enum Caveat {
     GcdSpoiled { gcd: u64 },
     /// Beats of the tick (in the data's units) that fit the values as well.
     Beats { beats: Vec<f64> },
+    /// Ticks (in the data's units, the best first) that explain the values about as well as
+    /// each other: the values sit on too few levels to choose between them.
+    Ambiguous { ticks: Vec<f64> },
     /// The share of straddling intervals, and a pair of them (in the data's units).
     Straddles { share: f64, a: f64, b: f64 },
     /// The share of intervals that are no multiple of the tick.
@@ -327,6 +330,9 @@ mod tests {
             Caveat::GcdSpoiled { gcd: 8 },
             Caveat::Beats {
                 beats: vec![1.5, 2.5],
+            },
+            Caveat::Ambiguous {
+                ticks: vec![1.0, 1.0625],
             },
             Caveat::Straddles {
                 share: 0.1,

@@ -47,6 +47,7 @@ const FIELDS: &[(&str, Ty)] = &[
     ("intervals", Ty::Count),
     ("gcd", Ty::Count),
     ("beats", Ty::Numbers),
+    ("ticks", Ty::Numbers),
     ("share", Ty::Number),
     ("a", Ty::Number),
     ("b", Ty::Number),
@@ -228,6 +229,10 @@ impl Read {
             "beats" => match r.take("beats")? {
                 Figure::Numbers(beats) => Caveat::Beats { beats },
                 _ => return Err(r.wrong("beats")),
+            },
+            "ambiguous" => match r.take("ticks")? {
+                Figure::Numbers(ticks) => Caveat::Ambiguous { ticks },
+                _ => return Err(r.wrong("ticks")),
             },
             "straddles" => Caveat::Straddles {
                 share: r.number("share")?,
@@ -426,6 +431,7 @@ impl Caveat {
             Caveat::FewIntervals { .. } => "few_intervals",
             Caveat::GcdSpoiled { .. } => "gcd_spoiled",
             Caveat::Beats { .. } => "beats",
+            Caveat::Ambiguous { .. } => "ambiguous",
             Caveat::Straddles { .. } => "straddles",
             Caveat::NotMultiples { .. } => "not_multiples",
             Caveat::BelowReach { .. } => "below_reach",
@@ -581,6 +587,7 @@ impl Serialize for Caveat {
         match self {
             Caveat::BoundByCadence { cadence } => m.serialize_entry("cadence", cadence)?,
             Caveat::Beats { beats } => m.serialize_entry("beats", beats)?,
+            Caveat::Ambiguous { ticks } => m.serialize_entry("ticks", ticks)?,
             Caveat::SharedOffset { unit, .. } => m.serialize_entry("unit", unit)?,
             Caveat::OnlyPrinting {
                 tick,

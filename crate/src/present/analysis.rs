@@ -82,6 +82,7 @@ pub fn answer(a: &SeriesAnalysis) -> String {
         Method::NoTick => "no tick found: the values lie on no step (doubles at full \
                            precision); averages over many runs have no tick"
             .into(),
+        Method::Ambiguous => ambiguous_answer(e, u),
         Method::Precision if e.tick > 1.5 * e.quantum.step() => format!(
             "at most {}: no coarser tick tried fits, and finer ones cannot be searched for \
              in {many} this long (they are written to {})",
@@ -120,6 +121,30 @@ pub fn answer(a: &SeriesAnalysis) -> String {
     }
 }
 
+/// The ticks an ambiguous estimate names, each with its unit.
+fn ambiguous_ticks(e: &TickEstimate, u: Option<Unit>) -> String {
+    let ticks = e.caveats.iter().find_map(|c| match c {
+        Caveat::Ambiguous { ticks } => Some(ticks.as_slice()),
+        _ => None,
+    });
+    ticks
+        .unwrap_or(std::slice::from_ref(&e.tick))
+        .iter()
+        .map(|t| duration(*t, u))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The answer when the values cannot choose between ticks: which, and why.
+fn ambiguous_answer(e: &TickEstimate, u: Option<Unit>) -> String {
+    format!(
+        "no tick: ticks of {} explain these values about as well, and they sit on too few \
+         levels to choose between them (a timer's or a frame loop's intervals pile up near \
+         its period); time intervals of more varied lengths to tell",
+        ambiguous_ticks(e, u)
+    )
+}
+
 /// The answer for readings of a clock: of the intervals between them.
 fn readings_answer(a: &SeriesAnalysis, r: &Readings, e: &TickEstimate) -> String {
     let u = a.unit();
@@ -128,6 +153,7 @@ fn readings_answer(a: &SeriesAnalysis, r: &Readings, e: &TickEstimate) -> String
         Method::NoTick => "no tick found: the intervals between the readings lie on no step \
                            (doubles at full precision)"
             .into(),
+        Method::Ambiguous => ambiguous_answer(e, u),
         Method::Precision => match r.storage {
             Some(step) => format!(
                 "at most {}: finer than this file can show, for the doubles that hold \
@@ -154,9 +180,18 @@ fn readings_answer(a: &SeriesAnalysis, r: &Readings, e: &TickEstimate) -> String
             } else {
                 format!("{shorter} of the {n} intervals here are shorter")
             };
+            // Printed digits past the doubles' spacing are noise: the tick is known to it.
+            let stored = r.storage.map_or(String::new(), |step| {
+                format!(
+                    "; the readings are known to {}, the spacing of the doubles that hold \
+                     readings this large, whatever digits they were printed with",
+                    duration(step, u)
+                )
+            });
             format!(
                 "these readings come from a clock of {}: an interval between two of them \
-                 shorter than {} carries more than 1% quantisation error (Rule of 100); {tail}",
+                 shorter than {} carries more than 1% quantisation error (Rule of 100); \
+                 {tail}{stored}",
                 duration(e.tick, u),
                 duration(rule, u)
             )
@@ -211,6 +246,7 @@ pub fn tick_words(a: &SeriesAnalysis) -> String {
         None => "none (averages)".into(),
         Some(e) => match e.method {
             Method::NoTick => "none found".into(),
+            Method::Ambiguous => format!("ambiguous: {}", ambiguous_ticks(e, u)),
             Method::Precision => format!("at most {}", duration(e.tick, u)),
             _ => {
                 let mut t = match e.exact {
@@ -291,6 +327,7 @@ pub fn verdict_words(a: &SeriesAnalysis) -> String {
         Some(_) if a.printed_digits.is_some() => "printed averages: no tick".into(),
         Some(e) => match e.method {
             Method::NoTick => "on no step".into(),
+            Method::Ambiguous => "ambiguous: no tick".into(),
             Method::Precision if a.readings.as_ref().is_some_and(|r| r.storage.is_some()) => {
                 "finer than the file shows".into()
             }

@@ -50,8 +50,9 @@ pub fn caveat(c: &Caveat) -> String {
              left out"
         ),
         Caveat::FewEdges { edges } => format!(
-            "only {edges} edges seen within the budget: too few for a coarse clock's tick to be \
-             sure"
+            "only {edges} edges seen within the budget that no gap broke, where a tick rests on \
+             {}: too few for a coarse clock's tick to be sure (at most a bound)",
+            crate::tick::MIN_EDGES
         ),
         Caveat::Starved {
             intervals,
@@ -135,6 +136,16 @@ pub fn caveat(c: &Caveat) -> String {
                 .join(" and "),
             if beats.len() == 1 { "s" } else { "" },
             if beats.len() == 1 { "it" } else { "them" }
+        ),
+        Caveat::Ambiguous { ticks } => format!(
+            "the values sit on too few levels to choose between ticks of {}, which \
+             explain them about as well; no tick is given (a timer's intervals pile up near \
+             its period: time intervals of more varied lengths to tell)",
+            ticks
+                .iter()
+                .map(|b| short(*b))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         Caveat::Straddles { share, a, b } => format!(
             "{:.2}% of the intervals are straddles: reads that caught the clock mid-step, in \

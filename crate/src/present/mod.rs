@@ -112,6 +112,8 @@ pub fn verdict_key(v: Verdict) -> &'static str {
         Verdict::NoClaim => "no_claim",
         Verdict::Unknown => "unknown",
         Verdict::TooBusy => "too_busy",
+        Verdict::AtLeastClaimed => "at_least_claimed",
+        Verdict::BelowClaimedMinimum => "below_claimed_minimum",
     }
 }
 
@@ -124,14 +126,18 @@ pub fn verdict_label(v: Verdict) -> &'static str {
         Verdict::NoClaim => "nothing claimed",
         Verdict::Unknown => "unknown",
         Verdict::TooBusy => "too busy to tell",
+        Verdict::AtLeastClaimed => "at least the minimum claimed",
+        Verdict::BelowClaimedMinimum => "below the minimum claimed",
     }
 }
 
 /// Every verdict with its sign, for a table too narrow for the words.
-const VERDICT_SIGNS: [(Verdict, &str); 6] = [
+const VERDICT_SIGNS: [(Verdict, &str); 8] = [
     (Verdict::Matches, "="),
     (Verdict::CoarserThanClaimed, ">"),
     (Verdict::FinerThanClaimed, "<"),
+    (Verdict::AtLeastClaimed, "≥"),
+    (Verdict::BelowClaimedMinimum, "<!"),
     (Verdict::TooBusy, "~"),
     (Verdict::NoClaim, ""),
     (Verdict::Unknown, "?"),
@@ -164,6 +170,7 @@ pub fn method_label(m: Method) -> &'static str {
         Method::BestEffort => "best effort",
         Method::Precision => "the data's precision",
         Method::NoTick => "no tick",
+        Method::Ambiguous => "ambiguous",
     }
 }
 
@@ -194,6 +201,10 @@ pub fn tick(c: &ClockReport, counters: &[CounterFrequency]) -> String {
     }
     if e.method == Method::NoTick {
         return "none".into();
+    }
+    // Two answers are no figure: the note names them.
+    if e.method == Method::Ambiguous {
+        return DASH.into();
     }
     // An estimate that is not reliable is an upper bound: more data can only lower it.
     let bound = if e.found() && e.reliable { "" } else { "≤ " };
@@ -290,8 +301,7 @@ pub fn read_cost(c: &ClockReport) -> String {
     }
 }
 
-/// Fewest blocks of each caller whose least figures tell the crossing's cost.
-pub const CROSSING_BLOCKS: u64 = 8;
+pub use crate::overhead::CROSSING_BLOCKS;
 
 /// What crossing from the page's JavaScript into the lab's WebAssembly costs a read: the
 /// lab's cost less JavaScript's, from blocks of the same length taken in turn.

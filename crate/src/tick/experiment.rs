@@ -59,6 +59,10 @@ fn dither_range<C: Clock + ?Sized>(clock: &mut C, run: &mut Run<'_>) -> (u64, bo
 /// closes is that wait's alone, so a gap is put in the wait it happened in.
 const STAMP_READS: u64 = 64;
 
+/// Fewest edges, none broken by a gap, a tick rests on: fewer give at most a bound, and in a
+/// starved run no figure at all ("too busy to tell").
+pub const MIN_EDGES: u64 = 10;
+
 /// Share of an interval a gap inside it must have lost for the interval to be set aside: a
 /// reading that missed k ≥ 2 ticks was not running for (k − 1)/k of the interval, at least
 /// half of it (less a little for the gap's measure).
@@ -244,13 +248,17 @@ pub fn measure<C: Clock + ?Sized>(
     let mut caveats = Vec::new();
     let mut too_busy = false;
     let set_aside = count(&edge_starved) + count(&timing_starved);
+    // The edges the tick rests on: those no gap broke.
+    let clean_edges = (edges.len() as u64).saturating_sub(count(&edge_starved));
     if set_aside > 0 {
         let rest = unstarved(&edges, &segments, &edge_starved, &timings, &timing_starved);
         let of = (edges.len() + timings.len()) as u64;
         let (lost_s, longest_s) = (gaps.lost_s, gaps.longest_s);
         let share = gaps.share().unwrap_or(0.0);
         match estimate_clock(&info, &rest, &opts.estimator) {
-            Ok(e) if e.found() && e.reliable => {
+            // A handful of edges between the gaps is no tick (WebKit's performance.now once
+            // 183 ms beside two busy loops): below MIN_EDGES the machine was too busy.
+            Ok(e) if e.found() && e.reliable && clean_edges >= MIN_EDGES => {
                 // A finer tick is as true from every interval (each is a whole number of
                 // ticks); a coarser one only from the starved.
                 if e.tick < estimate.tick * (1.0 - opts.estimator.rel_tolerance)
@@ -292,6 +300,7 @@ pub fn measure<C: Clock + ?Sized>(
         }
     }
     let claimed_ns = info.claimed.as_ref().map(|c| c.ns);
+    let claimed_minimum = info.claimed.as_ref().is_some_and(|c| c.minimum);
 
     let reads_per_change = Summary::of_counts(&clean_rpc).ok();
     if let Some(r) = &reads_per_change {
@@ -309,10 +318,10 @@ pub fn measure<C: Clock + ?Sized>(
             differences: backwards,
         });
     }
-    if edges.len() < MIN_RELIABLE as usize {
-        caveats.push(Caveat::FewEdges {
-            edges: edges.len() as u64,
-        });
+    if clean_edges < MIN_EDGES {
+        caveats.push(Caveat::FewEdges { edges: clean_edges });
+        // Fewer edges than a tick rests on: at most an upper bound.
+        estimate.reliable = false;
     }
     let tick_ns = ns.map(|p| p * estimate.tick);
     let gap = estimate.tick / 4.0;
@@ -322,10 +331,11 @@ pub fn measure<C: Clock + ?Sized>(
         ns_per_count: ns,
         tick_ns,
         claimed_ns,
+        claimed_minimum,
         verdict: if too_busy {
             Verdict::TooBusy
         } else {
-            tick_verdict(&estimate, tick_ns, claimed_ns)
+            tick_verdict(&estimate, tick_ns, claimed_ns, claimed_minimum)
         },
         reads_per_change,
         edge_grid: grid::edge_grid(&clean_spacing, estimate.tick),

@@ -21,7 +21,7 @@ pub use estimate::{
     exact_gcd, EstimatorOptions, Method, TickEstimate,
 };
 pub use exact::Exact;
-pub use experiment::measure;
+pub use experiment::{measure, MIN_EDGES};
 pub use grid::{EdgeGrid, Grid};
 pub use quantum::Quantum;
 
@@ -49,10 +49,15 @@ pub enum Verdict {
     /// The machine was too busy to tell: every interval that could show the tick straddled
     /// a time the process was not running (version 6 on).
     TooBusy,
+    /// At or above a claimed floor (a nested timeout waits at least 4 ms): as promised.
+    AtLeastClaimed,
+    /// Below a claimed floor: shorter than the promised minimum.
+    BelowClaimedMinimum,
 }
 
-/// Compares a measured tick with a claim, both in ns.
-pub fn verdict(measured_ns: Option<f64>, claimed_ns: Option<f64>) -> Verdict {
+/// Compares a measured tick with a claim, both in ns; `minimum` when the claim is a floor
+/// rather than a resolution.
+pub fn verdict(measured_ns: Option<f64>, claimed_ns: Option<f64>, minimum: bool) -> Verdict {
     match (measured_ns, claimed_ns) {
         (_, None) => Verdict::NoClaim,
         (None, _) => Verdict::Unknown,
@@ -60,6 +65,10 @@ pub fn verdict(measured_ns: Option<f64>, claimed_ns: Option<f64>) -> Verdict {
             let r = m / c;
             if !r.is_finite() {
                 Verdict::Unknown
+            } else if minimum && r >= 1.0 / 1.05 {
+                Verdict::AtLeastClaimed
+            } else if minimum {
+                Verdict::BelowClaimedMinimum
             } else if r > 1.05 {
                 Verdict::CoarserThanClaimed
             } else if r < 1.0 / 1.05 {
@@ -109,6 +118,9 @@ pub struct TickResult {
     pub tick_ns: Option<f64>,
     /// The claimed resolution in ns.
     pub claimed_ns: Option<f64>,
+    /// Whether the claim is a floor, not a resolution ([`crate::clock::Claim::minimum`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub claimed_minimum: bool,
     /// Measured against claimed.
     pub verdict: Verdict,
     /// Reads between consecutive changes of value (1 means the clock changed at every read).
@@ -200,16 +212,27 @@ impl TickResult {
         self.claimed_ns = Some(claimed_ns);
         // Too busy to tell is so against any claim.
         if self.verdict != Verdict::TooBusy {
-            self.verdict = tick_verdict(&self.estimate, self.tick_ns, self.claimed_ns);
+            self.verdict = tick_verdict(
+                &self.estimate,
+                self.tick_ns,
+                self.claimed_ns,
+                self.claimed_minimum,
+            );
         }
     }
 }
 
-fn tick_verdict(e: &TickEstimate, tick_ns: Option<f64>, claimed_ns: Option<f64>) -> Verdict {
-    match verdict(tick_ns, claimed_ns) {
+fn tick_verdict(
+    e: &TickEstimate,
+    tick_ns: Option<f64>,
+    claimed_ns: Option<f64>,
+    minimum: bool,
+) -> Verdict {
+    match verdict(tick_ns, claimed_ns, minimum) {
         Verdict::NoClaim => Verdict::NoClaim,
         _ if !e.found() => Verdict::Unknown,
-        Verdict::CoarserThanClaimed if !e.reliable => Verdict::Unknown,
+        // An unreliable tick is an upper bound: it can say "finer", never "at least".
+        Verdict::CoarserThanClaimed | Verdict::AtLeastClaimed if !e.reliable => Verdict::Unknown,
         v => v,
     }
 }
@@ -281,7 +304,7 @@ pub fn from_counts(
             .iter()
             .any(|c| matches!(c, Caveat::FewChanges { .. }));
         t.caveats.insert(0, Caveat::Counted);
-        t.verdict = tick_verdict(&t.estimate, t.tick_ns, t.claimed_ns);
+        t.verdict = tick_verdict(&t.estimate, t.tick_ns, t.claimed_ns, t.claimed_minimum);
     }
     Ok(t)
 }
@@ -407,6 +430,7 @@ pub fn from_readings(
     let estimate = estimate_clock(info, &all, &estimator)?;
     let ns = info.period.ns_per_count();
     let claimed_ns = info.claimed.as_ref().map(|c| c.ns);
+    let claimed_minimum = info.claimed.as_ref().is_some_and(|c| c.minimum);
     let mut caveats = vec![Caveat::Sampled];
     if backwards > 0 {
         caveats.push(Caveat::Backwards {
@@ -427,7 +451,8 @@ pub fn from_readings(
         ns_per_count: ns,
         tick_ns,
         claimed_ns,
-        verdict: tick_verdict(&estimate, tick_ns, claimed_ns),
+        claimed_minimum,
+        verdict: tick_verdict(&estimate, tick_ns, claimed_ns, claimed_minimum),
         reads_per_change: Summary::of_counts(&rpc).ok(),
         // Readings taken when the platform lets them are no count of time between edges.
         edge_grid: None,
@@ -458,29 +483,43 @@ mod tests {
         };
         let frames = Some(16_666_000.0);
         assert_eq!(
-            tick_verdict(&e(false), frames, Some(5_000.0)),
+            tick_verdict(&e(false), frames, Some(5_000.0), false),
             Verdict::Unknown
         );
         assert_eq!(
-            tick_verdict(&e(true), frames, Some(5_000.0)),
+            tick_verdict(&e(true), frames, Some(5_000.0), false),
             Verdict::CoarserThanClaimed
         );
         assert_eq!(
-            tick_verdict(&e(false), frames, Some(1e9)),
+            tick_verdict(&e(false), frames, Some(1e9), false),
             Verdict::FinerThanClaimed
         );
     }
 
     #[test]
     fn verdicts() {
-        assert_eq!(verdict(Some(100.0), Some(100.0)), Verdict::Matches);
+        assert_eq!(verdict(Some(100.0), Some(100.0), false), Verdict::Matches);
         assert_eq!(
-            verdict(Some(200.0), Some(100.0)),
+            verdict(Some(200.0), Some(100.0), false),
             Verdict::CoarserThanClaimed
         );
-        assert_eq!(verdict(Some(1.0), Some(100.0)), Verdict::FinerThanClaimed);
-        assert_eq!(verdict(Some(1.0), None), Verdict::NoClaim);
-        assert_eq!(verdict(None, Some(1.0)), Verdict::Unknown);
+        assert_eq!(
+            verdict(Some(1.0), Some(100.0), false),
+            Verdict::FinerThanClaimed
+        );
+        assert_eq!(verdict(Some(1.0), None, false), Verdict::NoClaim);
+        assert_eq!(verdict(None, Some(1.0), false), Verdict::Unknown);
+        // A floor: HTML's nested timeouts wait at least 4 ms; 4.1 to 4.8 ms keep it.
+        for ms in [3.9, 4.0, 4.1, 4.8, 40.0] {
+            assert_eq!(
+                verdict(Some(ms * 1e6), Some(4e6), true),
+                Verdict::AtLeastClaimed
+            );
+        }
+        assert_eq!(
+            verdict(Some(1e6), Some(4e6), true),
+            Verdict::BelowClaimedMinimum
+        );
     }
 
     #[test]

@@ -459,6 +459,13 @@ pub fn read(
             }
         }
     }
+    // One column is a CSV too: a header, then a number a line.
+    if column.is_none() && sep.is_none() {
+        if let Some(header) = one_column_header(bytes) {
+            let written = read_column(bytes, &header, b',')?;
+            return Ok(vec![written.into_series(&header, Format::Column, unit)]);
+        }
+    }
     let written = match column {
         Some(c) => read_column(bytes, c, sep.unwrap_or(b','))?,
         None => read_lines(bytes)?,
@@ -479,6 +486,27 @@ pub fn read(
         Format::Lines
     };
     Ok(vec![written.into_series(name, format, unit)])
+}
+
+/// The header of a one-column CSV: a first line that is no number, above lines that all
+/// are (at least one). None for anything else, which is read, and refused, line by line.
+fn one_column_header(bytes: &[u8]) -> Option<String> {
+    let mut lines = bytes
+        .split(|&b| b == b'\n')
+        .enumerate()
+        .filter_map(|(i, l)| Some((i + 1, std::str::from_utf8(l).ok()?.trim())))
+        .filter(|(_, l)| !l.is_empty());
+    let (first, header) = lines.next()?;
+    if parse_value(header, first).is_ok() || header.len() > MAX_LINE {
+        return None;
+    }
+    let mut numbers = 0usize;
+    for (i, l) in lines {
+        parse_value(l, i).ok()?;
+        numbers += 1;
+    }
+    let header = Records::new(header.as_bytes()).next()?.ok()?.pop()?;
+    (numbers > 0 && !header.is_empty()).then_some(header)
 }
 
 fn read_lines(bytes: &[u8]) -> Result<Written> {

@@ -231,10 +231,20 @@ impl Rank<'_> {
         let close = r < 1.2;
         if divisor {
             big
-        } else if close && more {
+        } else if close {
             // Two ticks a beat apart both fit values of few multiples; the one that fits
-            // them better is the tick, the other its beat.
-            small
+            // them better is the tick, the other its beat: the one that explains more
+            // values, or among equals the one whose levels chance explains least (a whole
+            // number of steps that every value sits on exactly, before a tick that explains
+            // them only to within a step).
+            let (bs, ss) = (big.score.effective(), small.score.effective());
+            if ss > bs + 2e-3
+                || (ss >= bs - 2e-3 && level_evidence(&small.score) < level_evidence(&big.score))
+            {
+                small
+            } else {
+                big
+            }
         } else if more
             && small.score.effective() > big.score.effective() + 0.01
             && ln_tail(n, small.score.share, small.chance) < ln_tail(n, big.score.share, big.chance)

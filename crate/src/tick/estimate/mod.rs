@@ -92,6 +92,10 @@ pub enum Method {
     Precision,
     /// The values lie on no step at all (averages, ratios): there is no tick to give.
     NoTick,
+    /// Ticks that are no multiples of each other explain the values about as well, and
+    /// the values sit on too few levels to choose ([`Caveat::Ambiguous`] names them): no
+    /// tick is given. `tick` holds the best of them, not a tick.
+    Ambiguous,
 }
 
 /// A tick estimate, in the unit of the data it came from.
@@ -440,6 +444,8 @@ fn found(est: &mut TickEstimate, f: &Found, u: &[f64], space: &Space, unit_s: Op
     let some = stats::decimate(u, 1 << 12);
     let k = rnd(some[some.len() / 2] / f.tau).max(1.0);
     let mut beats = Vec::new();
+    let mut rivals = Vec::new();
+    let own = level_evidence(&score(&some, f.tau, f.tol, space));
     for j in [-1.0, 1.0] {
         let b = f.tau * k / (k + j);
         // A beat chance alone would credit as much (1.67 steps on a grid of whole steps)
@@ -448,7 +454,23 @@ fn found(est: &mut TickEstimate, f: &Found, u: &[f64], space: &Space, unit_s: Op
         if k + j >= 1.0 && s.chance <= MAX_CHANCE && s.share >= f.score.share - 2e-3 {
             range = range.max((b - f.tau).abs());
             beats.push(b * step);
+            if rival(f.tau, b, own, level_evidence(&s)) {
+                rivals.push(b * step);
+            }
         }
+    }
+    if !rivals.is_empty() {
+        // Values piled near a few multiples of a period fit the period's divisors, a beat
+        // apart, about as well: which is the clock's is not in them.
+        est.tick = f.tau * step;
+        est.uncertainty = f.se.max(range) * step;
+        est.share_explained = f.score.share;
+        est.chance = f.chance;
+        est.method = Method::Ambiguous;
+        est.reliable = false;
+        rivals.insert(0, f.tau * step);
+        est.caveats.push(Caveat::Ambiguous { ticks: rivals });
+        return;
     }
     if !beats.is_empty() {
         est.caveats.push(Caveat::Beats { beats });
@@ -484,6 +506,20 @@ fn found(est: &mut TickEstimate, f: &Found, u: &[f64], space: &Space, unit_s: Op
         est.caveats.push(Caveat::FewIntervals { intervals: n });
     }
     est.reliable = n >= MIN_RELIABLE;
+}
+
+/// Ticks further apart than this share are two answers, not one answer's uncertainty: half
+/// the Rule of 100's 1 %.
+pub(crate) const AMBIGUOUS_SPREAD: f64 = 0.005;
+
+/// Whether the beat `b` of the tick `tau` is a rival to it: no divisor or multiple of it,
+/// more than [`AMBIGUOUS_SPREAD`] away, its levels as far beyond chance as a tick's must
+/// be, and the tick's own evidence not beyond it by as much again (ln, from
+/// [`level_evidence`]).
+fn rival(tau: f64, b: f64, own: f64, theirs: f64) -> bool {
+    let r = (b / tau).max(tau / b);
+    let whole = r.round() >= 2.0 && (r - r.round()).abs() < 0.01 * r;
+    !whole && (r - 1.0) > AMBIGUOUS_SPREAD && theirs <= -LEVELS_LN && theirs - own < LEVELS_LN
 }
 
 /// No tick coarser than the quantum: "at most" the quantum, or where the search stopped

@@ -88,12 +88,16 @@ pub(super) struct Score {
     pub(super) hi: f64,
     /// The share chance would explain at the same tolerance ([`Space::chance`]).
     pub(super) chance: f64,
-    /// Distinct values (levels) scored, how many of them a multiple explains, and the mean
-    /// chance at them: values repeated a thousand times are one piece of evidence, not a
-    /// thousand.
+    /// Distinct multiples (levels) the values sit at, how many of them the tick explains
+    /// (most of their values within tolerance), and the mean chance at them: values
+    /// repeated a thousand times, or piled within a period's jitter, are one piece of
+    /// evidence, not a thousand.
     pub(super) distinct: u32,
     pub(super) distinct_hits: u32,
     pub(super) distinct_chance: f64,
+    /// Whether the tick was fitted to the values (any tick off a grid, or a fraction of
+    /// its steps on one): one of the levels it explains, it explains by being fitted.
+    pub(super) fitted: bool,
 }
 
 impl Score {
@@ -119,7 +123,19 @@ pub(super) fn score(u: &[f64], tau: f64, tol: f64, space: &Space) -> Score {
     let every = (u.len() / 8192).max(1);
     let mut charged = 0usize;
     let (mut distinct, mut distinct_hits, mut distinct_chance) = (0u32, 0u32, 0.0);
-    let mut last = f64::NEG_INFINITY;
+    // The multiple being counted: its values, and how many of them it explains.
+    let (mut level_k, mut level_n, mut level_hits) = (f64::NAN, 0u32, 0u32);
+    let mut close_level = |k: f64, n: u32, h: u32| {
+        if n > 0 && distinct < LEVELS_COUNTED {
+            distinct += 1;
+            distinct_chance += space.chance_at(tau, tol, k.max(1.0));
+            // A multiple is explained when most of its values are: values piled near one
+            // level are one draw of where that level lies, not one each.
+            if k >= 1.0 && 2 * h > n {
+                distinct_hits += 1;
+            }
+        }
+    };
     let inv = 1.0 / tau;
     for (i, &x) in u.iter().enumerate() {
         let k = rnd(x * inv);
@@ -130,13 +146,13 @@ pub(super) fn score(u: &[f64], tau: f64, tol: f64, space: &Space) -> Score {
         }
         // The levels matter when they are few: past a few thousand, the values' own test
         // says all there is.
-        if distinct < LEVELS_COUNTED && x > last + 0.5 * space.q_tol {
-            last = x;
-            distinct += 1;
-            distinct_chance += space.chance_at(tau, tol, k.max(1.0));
-            if k >= 1.0 && r < tol {
-                distinct_hits += 1;
-            }
+        if k != level_k {
+            close_level(level_k, level_n, level_hits);
+            (level_k, level_n, level_hits) = (k, 0, 0);
+        }
+        level_n += 1;
+        if k >= 1.0 && r < tol {
+            level_hits += 1;
         }
         if k >= 1.0 && r < tol {
             hits += 1;
@@ -154,6 +170,7 @@ pub(super) fn score(u: &[f64], tau: f64, tol: f64, space: &Space) -> Score {
             residues.push(x - flo(x / tau) * tau);
         }
     }
+    close_level(level_k, level_n, level_hits);
     let n = u.len() as f64;
     let share = hits as f64 / n;
     let mut s = Score {
@@ -172,6 +189,7 @@ pub(super) fn score(u: &[f64], tau: f64, tol: f64, space: &Space) -> Score {
         distinct,
         distinct_hits,
         distinct_chance: distinct_chance / f64::from(distinct.max(1)),
+        fitted: !(space.grid && tau.fract() == 0.0),
     };
     // Straddles are a few reads caught mid-step while the rest sit on their multiples:
     // misses around hits that fill the tolerance evenly are a spread, not straddles.
@@ -268,10 +286,22 @@ pub(super) fn ok(f: &Found, n: usize, threshold: f64, opts: &EstimatorOptions) -
 /// distinct whole milliseconds that a tick of 2.4 ms happens to come near are no evidence
 /// of it, however often each was seen. Straddling levels count as explained.
 pub(super) fn levels_stand_out(s: &Score) -> bool {
+    s.distinct == 0 || level_evidence(s) <= -LEVELS_LN
+}
+
+/// ln of the chance that the levels a tick explains would be explained by chance: the more
+/// negative, the stronger the evidence of the tick.
+pub(super) fn level_evidence(s: &Score) -> f64 {
     if s.distinct == 0 {
-        return true;
+        return 0.0;
     }
     let l = f64::from(s.distinct);
     let hits = (f64::from(s.distinct_hits) + s.paired * l).min(l);
-    ln_tail(l, hits / l, s.distinct_chance) <= -LEVELS_LN
+    // A fitted tick explains the level it was fitted to whatever the values are: that one
+    // is no evidence. A whole number of steps is no fit: it divides a level or it does not.
+    let free = if s.fitted && hits >= 1.0 { 1.0 } else { 0.0 };
+    if l - free <= 0.0 {
+        return 0.0;
+    }
+    ln_tail(l - free, (hits - free) / (l - free), s.distinct_chance)
 }
