@@ -64,8 +64,9 @@ struct Starve {
     per_million: u64,
     most: u64,
     last: u64,
-    /// Sleeps replayed in order, one at each update, instead of drawn at random.
-    schedule: Option<std::collections::VecDeque<u64>>,
+    /// Sleeps replayed in order, one at each update, instead of drawn at random, and how
+    /// many were replayed.
+    schedule: Option<(Vec<u64>, usize)>,
 }
 
 impl SimTime {
@@ -103,7 +104,7 @@ impl SimTime {
     pub fn with_recorded_sleeps(self, every_ps: u64, periods: &[u64]) -> Self {
         let mut s = self.with_starvation(every_ps, 0, 1);
         if let Some(st) = &mut s.starve {
-            st.schedule = Some(periods.iter().copied().collect());
+            st.schedule = Some((periods.to_vec(), 0));
         }
         s
     }
@@ -122,7 +123,9 @@ impl TimeSource for SimTime {
         if let Some(s) = &mut self.starve {
             let k = t / s.every_ps;
             if k > s.last {
-                if let Some(next) = s.schedule.as_mut().map(|q| q.pop_front().unwrap_or(0)) {
+                if let Some((q, at)) = s.schedule.as_mut() {
+                    let next = q.get(*at).copied().unwrap_or(0);
+                    *at += 1;
                     self.timeline.advance(next * s.every_ps);
                     t = self.timeline.now_ps();
                 } else if self.rng.below(1_000_000) < s.per_million {

@@ -302,15 +302,42 @@ fn printed_doubles(values: &[f64], written: &[u64], places: i32, top: f64) -> bo
     }
     // A thousand of them say it as well as all.
     let every = (values.len() / 1024).max(1);
-    let p = places as usize;
     let (mut n, mut same) = (0usize, 0usize);
-    for (x, w) in values.iter().zip(written).step_by(every) {
+    for (&x, &w) in values.iter().zip(written).step_by(every) {
         n += 1;
-        if format!("{x:.p$}").replace('.', "").parse::<u64>() == Ok(*w) {
+        if prints_as(x, w, places as u32) {
             same += 1;
         }
     }
     n > 0 && same as f64 >= 0.99 * n as f64
+}
+
+/// Whether the double `x` printed to `places` decimals is `w` units of the last place:
+/// |w − x·10^places| ≤ ½, in exact integers (x = m·2^e), with no float formatting.
+fn prints_as(x: f64, w: u64, places: u32) -> bool {
+    if !(x.is_finite() && x > 0.0) || places > 17 {
+        return false;
+    }
+    let bits = x.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i32;
+    let m = u128::from(if exp == 0 {
+        (bits & ((1 << 52) - 1)) << 1
+    } else {
+        (bits & ((1 << 52) - 1)) | (1 << 52)
+    });
+    // x = m · 2^e.
+    let e = exp.max(1) - 1075;
+    let scaled = m * 10u128.pow(places);
+    if e >= 0 {
+        return e < 16 && scaled << e == u128::from(w);
+    }
+    let shift = -e as u32;
+    // |w·2^shift − m·10^places| ≤ 2^(shift − 1), when w·2^shift fits.
+    if shift > 60 {
+        return false;
+    }
+    let lhs = u128::from(w) << shift;
+    lhs.abs_diff(scaled) <= 1u128 << (shift - 1)
 }
 
 /// The tick of readings: from the intervals between consecutive ones (exact for whole
@@ -709,4 +736,20 @@ pub fn examine(
     forced: Option<Kind>,
 ) -> Result<Analysis> {
     analyse_all(formats::read(bytes, column, name, unit, json)?, forced)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_double_prints_as_its_fixed_decimals() {
+        let x = 1_732_550_000_124.525_1;
+        for places in 0..=6u32 {
+            let text = format!("{x:.p$}", p = places as usize).replace('.', "");
+            let w: u64 = text.parse().unwrap();
+            assert!(super::prints_as(x, w, places), "{places}: {text}");
+            assert!(!super::prints_as(x, w + 2, places), "{places}: {text}");
+        }
+        assert!(super::prints_as(0.5, 5, 1) && super::prints_as(3.0, 3000, 3));
+        assert!(super::prints_as(1e17, 100_000_000_000_000_000, 0));
+    }
 }

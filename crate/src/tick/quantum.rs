@@ -228,7 +228,9 @@ fn on_grid(v: &[f64], scale: f64) -> bool {
         .iter()
         .zip(&residues)
         .filter_map(|(&x, &r)| {
-            let past = (r - from).rem_euclid(1.0);
+            // How far past the window's start, around the circle (both lie in [0, 1)).
+            let d = r - from;
+            let past = if d < 0.0 { d + 1.0 } else { d };
             (past <= 2.0 * GRID_SLACK + 1e-12).then(|| (x * scale - past).round())
         })
         .collect();
