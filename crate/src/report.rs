@@ -15,7 +15,7 @@ use crate::run::Gaps;
 use crate::tick::TickResult;
 
 /// Version of the report schema this crate writes and reads.
-pub const SCHEMA_VERSION: u32 = 7;
+pub const SCHEMA_VERSION: u32 = 8;
 
 /// Oldest version it reads: version 1 lacks the fields version 2 added (the data's quantum
 /// and exact tick, straddles, chance, pace, unusable figures), which read as absent; before

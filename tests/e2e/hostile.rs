@@ -183,7 +183,7 @@ async fn refused_imports(c: &Client, files: &Path) -> Result<Vec<String>, String
         (
             "schema-999.json",
             "schema version 999",
-            "schema version 999; this ticklab reads versions 1 to 7",
+            "schema version 999; this ticklab reads versions 1 to 8",
         ),
         (
             "wrong-shape.json",
@@ -208,7 +208,7 @@ async fn refused_imports(c: &Client, files: &Path) -> Result<Vec<String>, String
         (
             "comparison-of-999.json",
             "a comparison holding a report of schema 999",
-            "Could not read comparison-of-999.json: report: schema version 999; this ticklab reads versions 1 to 7",
+            "Could not read comparison-of-999.json: report: schema version 999; this ticklab reads versions 1 to 8",
         ),
         (
             "comparison-unmeasured.json",
