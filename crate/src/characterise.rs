@@ -48,9 +48,13 @@ impl Plan {
 
     /// The plan cut to `share` seconds in all, every experiment in proportion (none below
     /// a millisecond): for a caller that can answer only between experiments (a page's
-    /// main thread and its Cancel), so that the longest of them stays short too.
+    /// main thread and its Cancel), so that the longest of them stays short too; the
+    /// overhead's floor in blocks is off, for it would outlast the share.
     pub fn in_proportion_within(&self, share: f64) -> Plan {
         let mut p = self.clone();
+        if let Some(o) = p.overhead.as_mut() {
+            o.crossing_blocks = 0;
+        }
         // Budgets that add up to the share but for rounding are within it.
         if share * (1.0 + 1e-9) >= self.seconds() {
             return p;

@@ -27,12 +27,25 @@ pub struct OverheadOptions {
     pub budget: Budget,
     /// Per-block costs kept for plots.
     pub keep: usize,
+    /// Fewest blocks of each caller a clock with a side of its own is timed in, past the
+    /// time budget if need be (within [`CROSSING_LIMIT_S`]): [`CROSSING_BLOCKS`], or 0 for
+    /// a caller that must keep to its time (a page's main thread).
+    #[serde(default = "crossing_blocks")]
+    pub crossing_blocks: u64,
+}
+
+fn crossing_blocks() -> u64 {
+    CROSSING_BLOCKS
 }
 
 impl OverheadOptions {
     /// Defaults with the given budget.
     pub fn new(budget: Budget) -> Self {
-        Self { budget, keep: 4096 }
+        Self {
+            budget,
+            keep: 4096,
+            crossing_blocks: CROSSING_BLOCKS,
+        }
     }
 }
 
@@ -337,7 +350,7 @@ pub fn measure<C: Clock + ?Sized>(
             // told from CROSSING_BLOCKS of each caller, however long a coarse clock makes
             // them, within CROSSING_LIMIT_S.
             let short = has_own
-                && (costs.len() as u64) < CROSSING_BLOCKS
+                && (costs.len() as u64) < opts.crossing_blocks
                 && run.elapsed() < CROSSING_LIMIT_S;
             if !costs.is_empty() && !short {
                 break s;

@@ -819,6 +819,9 @@ mod counted {
             .tick_ns
             .unwrap();
         assert!((got / 4e6 - 1.0).abs() < 0.01, "{got}");
+        // HTML's 4 ms is a floor: a chain at it keeps the promise.
+        let verdict = s.results.last().unwrap().1.tick.as_ref().unwrap().verdict;
+        assert_eq!(verdict, ticklab::tick::Verdict::AtLeastClaimed);
         // Fewer than two readings, or a count that never moved: a reason, not a rate.
         for (ts, cs) in [(&[1.0][..], &[1.0][..]), (&[1.0, 2.0][..], &[5.0, 5.0][..])] {
             s.add_counts(ClockId::SetTimeoutChain, ts, cs, 0.5).unwrap();
