@@ -1548,4 +1548,20 @@ fn analyze_finds_the_known_ticks_of_recordings_other_programs_made() {
         (Some("readings"), Some(true))
     );
     assert!(near(v, "tick_ns", 1000.0, 1e-9), "{v}");
+    // A timer's intervals, one column under a header: Node's setTimeout(10) chain, its
+    // firings 9.2 to 10.9 ms apart, read by performance.now (nanoseconds as milliseconds).
+    // The tick is the clock's, not a divisor of the period.
+    let v = &analyzed(&[
+        "analyze",
+        data.join("node-settimeout-10ms.csv").to_str().unwrap(),
+        "--unit",
+        "ms",
+        "--json",
+    ])[0];
+    assert_eq!(
+        (v["source"].as_str(), v["kind"].as_str(), v["at_most"].as_bool()),
+        (Some("interval"), Some("durations"), Some(false)),
+        "{v}"
+    );
+    assert!(near(v, "tick_ns", 10.015, 1e-3), "{v}");
 }
