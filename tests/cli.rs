@@ -1559,7 +1559,11 @@ fn analyze_finds_the_known_ticks_of_recordings_other_programs_made() {
         "--json",
     ])[0];
     assert_eq!(
-        (v["source"].as_str(), v["kind"].as_str(), v["at_most"].as_bool()),
+        (
+            v["source"].as_str(),
+            v["kind"].as_str(),
+            v["at_most"].as_bool()
+        ),
         (Some("interval"), Some("durations"), Some(false)),
         "{v}"
     );
