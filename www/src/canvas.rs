@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlCanvasElement;
 
-use crate::lab::js_err;
+use crate::js::js_err;
 
 /// A canvas drawn at the screen's own pixel density: the page sizes the canvas to its
 /// column in CSS pixels times devicePixelRatio; plots are laid out in CSS pixels, and

@@ -23,30 +23,7 @@ use web_sys::HtmlCanvasElement;
 
 use crate::canvas::Sharp;
 use crate::clocks::build;
-
-pub(crate) fn js_err(e: impl std::fmt::Display) -> JsError {
-    JsError::new(&e.to_string())
-}
-
-fn to_js<T: Serialize + ?Sized>(v: &T) -> Result<JsValue, JsError> {
-    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(js_err)
-}
-
-fn from_js<T: serde::de::DeserializeOwned>(v: JsValue, what: &str) -> Result<T, JsError> {
-    serde_wasm_bindgen::from_value(v).map_err(|e| js_err(format!("{what}: {}", said(e))))
-}
-
-/// serde-wasm-bindgen's error in serde's words, as the command says them: its errors are
-/// JS errors ("Error: missing field"), and it asks a value where a list belongs for its
-/// iterator, which throws a TypeError for a string or a number.
-fn said(e: serde_wasm_bindgen::Error) -> String {
-    let e = e.to_string();
-    if e.starts_with("TypeError") {
-        return "invalid type: expected a sequence".into();
-    }
-    e.strip_prefix("Error: ").unwrap_or(&e).into()
-}
+use crate::js::{from_js, js_err, said, to_js};
 
 /// Panics become console errors with their message, not "unreachable executed".
 #[wasm_bindgen(start)]

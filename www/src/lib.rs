@@ -64,6 +64,8 @@ mod canvas;
 #[cfg(target_arch = "wasm32")]
 mod clocks;
 #[cfg(target_arch = "wasm32")]
+mod js;
+#[cfg(target_arch = "wasm32")]
 mod lab;
 
 #[cfg(test)]
