@@ -24,9 +24,7 @@ fn module_of(src: &Path, file: &Path) -> Vec<String> {
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect();
-    if matches!(parts.last().map(String::as_str), Some("mod" | "lib"))
-        || parts == ["main"]
-    {
+    if matches!(parts.last().map(String::as_str), Some("mod" | "lib")) || parts == ["main"] {
         parts.pop();
     }
     parts
@@ -246,14 +244,25 @@ fn first_circle(src: &Path) -> Option<String> {
 fn no_other_crate_has_a_circle_of_imports() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut circles = Vec::new();
-    for krate in ["plot", "www", "www/first", "driver", "xtask", "tests/support"] {
+    for krate in [
+        "plot",
+        "www",
+        "www/first",
+        "driver",
+        "xtask",
+        "tests/support",
+    ] {
         let src = root.join(krate).join("src");
         assert!(src.is_dir(), "{} is no crate's sources", src.display());
         if let Some(c) = first_circle(&src) {
             circles.push(format!("{krate}: {c}"));
         }
     }
-    assert!(circles.is_empty(), "circles of imports:\n{}", circles.join("\n"));
+    assert!(
+        circles.is_empty(),
+        "circles of imports:\n{}",
+        circles.join("\n")
+    );
 }
 
 /// The test's reader finds a circle where there is one.
