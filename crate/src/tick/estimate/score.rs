@@ -153,8 +153,6 @@ pub(super) fn score(u: &[f64], tau: f64, tol: f64, space: &Space) -> Score {
         level_n += 1;
         if k >= 1.0 && r < tol {
             level_hits += 1;
-        }
-        if k >= 1.0 && r < tol {
             hits += 1;
             dist += r;
             lo = lo.max((x - tol) / k);
