@@ -514,6 +514,20 @@ pub enum Cell {
     Verdict,
 }
 
+impl Cell {
+    /// Every cell, in the order a command lists them.
+    pub const ALL: [Cell; 3] = [Cell::Tick, Cell::ReadCost, Cell::Verdict];
+
+    /// The name a command gives it (`--cell`).
+    pub fn key(self) -> &'static str {
+        match self {
+            Cell::Tick => "tick",
+            Cell::ReadCost => "read-cost",
+            Cell::Verdict => "verdict",
+        }
+    }
+}
+
 /// One clock's row of a pivot: a cell per digest.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PivotRow {

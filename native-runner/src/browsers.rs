@@ -6,71 +6,14 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use clap::{Args, ValueEnum};
 use ticklab::comparison::{page_clock_starved, Comparison, Run};
-use ticklab::digest::Cell;
-use ticklab::present;
 use ticklab::report::Report;
 use ticklab_driver::{Browser, Client};
 
-use crate::cli::Output;
-use crate::output::{self, Table};
+use crate::cli::{BrowsersArgs, Output};
+use crate::error::CliError;
 use crate::serve::{self, Site};
-use crate::{commands, progress, CliError};
-
-#[derive(Args, Debug)]
-pub struct BrowsersArgs {
-    /// Engines to run (default: every one found here): chromium (or chrome), firefox,
-    /// webkit, edge, safari; repeat the flag or separate with commas.
-    #[arg(long = "engine", value_name = "NAME", value_delimiter = ',')]
-    pub engines: Vec<String>,
-    /// Only pages that are not cross-origin isolated (what most sites are).
-    #[arg(long, conflicts_with = "only_isolated")]
-    pub only_plain: bool,
-    /// Only cross-origin isolated pages (COOP and COEP sent).
-    #[arg(long)]
-    pub only_isolated: bool,
-    /// Leave this machine's native clocks out.
-    #[arg(long)]
-    pub no_native: bool,
-    /// What each cell shows: the tick with its verdict's sign, the read cost, or the verdict.
-    #[arg(long, value_enum, default_value = "tick")]
-    pub cell: CellArg,
-    /// Seconds a page's run may take before it counts as failed.
-    #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
-    pub timeout: f64,
-    /// Also write the comparison as JSON to FILE (whole or not at all; after Ctrl-C, what
-    /// finished). `ticklab show FILE` prints it again.
-    #[arg(long, value_name = "FILE")]
-    pub save: Option<PathBuf>,
-    /// Print the comparison as JSON (every run's whole report).
-    #[arg(long, conflicts_with = "csv")]
-    pub json: bool,
-    /// Print the table as CSV.
-    #[arg(long)]
-    pub csv: bool,
-}
-
-/// What a cell of the table shows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum CellArg {
-    /// The tick, with its verdict's sign.
-    Tick,
-    /// The cost of one read.
-    ReadCost,
-    /// The verdict on the claim, in words.
-    Verdict,
-}
-
-impl CellArg {
-    fn cell(self) -> Cell {
-        match self {
-            CellArg::Tick => Cell::Tick,
-            CellArg::ReadCost => Cell::ReadCost,
-            CellArg::Verdict => Cell::Verdict,
-        }
-    }
-}
+use crate::{machine, output, progress, saved};
 
 /// The window the page runs in: a desktop's.
 const WINDOW: (u32, u32) = (1280, 900);
@@ -85,7 +28,7 @@ pub fn browsers(a: BrowsersArgs) -> Result<(), CliError> {
             a.timeout
         )));
     }
-    let engines = engines(&a.engines)?;
+    let engines = engines(&a.engines);
     if engines.iter().all(|(_, found)| found.is_err()) {
         let why: Vec<String> = engines
             .iter()
@@ -111,7 +54,7 @@ pub fn browsers(a: BrowsersArgs) -> Result<(), CliError> {
     if !a.no_native {
         eprintln!("native: this machine's clocks, as `ticklab run` measures them");
         let t0 = Instant::now();
-        let report = commands::machine_report()?;
+        let report = machine::machine_report()?;
         runs.push(Run {
             engine: "native".into(),
             version: None,
@@ -156,14 +99,14 @@ pub fn browsers(a: BrowsersArgs) -> Result<(), CliError> {
     })?;
     let comparison = Comparison::new(runs);
     if let Some(path) = &a.save {
-        commands::write_atomically(path, &comparison.to_json()?)?;
+        saved::write_atomically(path, &comparison.to_json()?)?;
     }
     let shown = Output {
         json: a.json,
         csv: a.csv,
         plot: None,
     };
-    emit(&comparison, &shown, a.cell.cell())?;
+    output::emit_comparison(&comparison, &shown, a.cell)?;
     let browsers: Vec<&Run> = comparison
         .runs
         .iter()
@@ -191,34 +134,25 @@ pub fn browsers(a: BrowsersArgs) -> Result<(), CliError> {
 /// An engine with its WebDriver server, or what this machine lacks for it.
 type Found = (Browser, Result<PathBuf, String>);
 
-/// The engines asked for (every one when none is named), each as found.
-fn engines(names: &[String]) -> Result<Vec<Found>, CliError> {
-    let asked: Vec<Browser> = if names.is_empty() {
-        Browser::ALL.to_vec()
+/// The engines asked for (every one when none is named, each once), each as found.
+fn engines(named: &[Browser]) -> Vec<Found> {
+    let mut asked: Vec<Browser> = Vec::new();
+    for &b in if named.is_empty() {
+        &Browser::ALL[..]
     } else {
-        let mut asked = Vec::new();
-        for n in names {
-            let b = Browser::parse(n).ok_or_else(|| {
-                CliError::Usage(format!(
-                    "--engine {n}: the engines are {}",
-                    Browser::ALL
-                        .map(|b| b.name().to_ascii_lowercase())
-                        .join(", ")
-                ))
-            })?;
-            if !asked.contains(&b) {
-                asked.push(b);
-            }
+        named
+    } {
+        if !asked.contains(&b) {
+            asked.push(b);
         }
-        asked
-    };
-    let found: Vec<Found> = asked.into_iter().map(|b| (b, b.find())).collect();
+    }
     // Unasked for, a missing engine is news only where it is the usual one: Chromium and
     // Firefox anywhere, WebKitGTK on Linux; Edge and Safari are run where they are found.
-    Ok(found
+    asked
         .into_iter()
-        .filter(|(b, f)| !names.is_empty() || f.is_ok() || expected_here(*b))
-        .collect())
+        .map(|b| (b, b.find()))
+        .filter(|(b, f)| !named.is_empty() || f.is_ok() || expected_here(*b))
+        .collect()
 }
 
 /// Whether a machine of this system is expected to have `b`, so its absence is reported.
@@ -408,85 +342,4 @@ async fn page_run(c: &Client, url: &str, timeout: Duration) -> Result<Report, St
         .map_err(|e| format!("reading the page's report: {e}"))?;
     let text = v.as_str().ok_or("the page gave no report")?;
     Report::from_json(text).map_err(|e| format!("the page's report: {e}"))
-}
-
-/// Prints a comparison as `o` asks: its table (with the verdicts' signs, who ran, and why a
-/// run is missing), its JSON or its CSV; each run's plots into a folder of its own.
-pub fn emit(c: &Comparison, o: &Output, cell: Cell) -> Result<(), CliError> {
-    if let Some(dir) = &o.plot {
-        for (run, _) in c.measured() {
-            if let Some(report) = &run.report {
-                output::plots(report, &dir.join(ticklab::export::slug(&run.heading())))?;
-            }
-        }
-    }
-    if o.json {
-        return output::print(&c.to_json()?);
-    }
-    let (heads, rows) = c.table(cell);
-    if o.csv {
-        return output::print(&ticklab::digest::pivot_csv(&heads, &rows));
-    }
-    let header: Vec<&str> = std::iter::once("clock")
-        .chain(heads.iter().map(String::as_str))
-        .collect();
-    let mut t = Table::new(&header);
-    for r in rows {
-        t.row(std::iter::once(r.clock).chain(r.cells).collect());
-    }
-    let mut text = t.render();
-    if cell == Cell::Tick {
-        text.push_str(&format!("\n{}\n", present::verdict_signs_legend()));
-    }
-    text.push('\n');
-    for run in &c.runs {
-        let mut line = format!("{}: ", run.heading());
-        match (&run.report, &run.failure) {
-            (Some(r), _) => {
-                let who = match (&run.version, &r.environment.user_agent) {
-                    (Some(v), _) => format!("{} {v}", run.engine),
-                    (None, Some(ua)) => ticklab::digest::browser_and_version(ua),
-                    (None, None) => [r.environment.os.as_deref(), r.environment.cpu.as_deref()]
-                        .into_iter()
-                        .flatten()
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                };
-                line.push_str(&who);
-                if let Some(s) = run.seconds {
-                    line.push_str(&format!(", {s:.1} s"));
-                }
-                if let Some(n) = run.attempts {
-                    line.push_str(&if page_clock_starved(r) {
-                        format!(" (run {n} times: the browser starved the lab's worker each time)")
-                    } else {
-                        format!(
-                            " (run {n} times: the browser starved the lab's worker in the first {})",
-                            n - 1
-                        )
-                    });
-                }
-                if let Some(why) = ticklab::present::interrupted(r) {
-                    line.push_str(&format!(" ({why})"));
-                }
-            }
-            (None, why) => {
-                line.push_str("not measured: ");
-                line.push_str(why.as_deref().unwrap_or("no report"));
-                if let Some(hint) = &run.hint {
-                    line.push_str(&format!("; {hint}"));
-                }
-            }
-        }
-        text.push_str(&line);
-        text.push('\n');
-    }
-    let native = c.runs.iter().find(|r| r.isolated.is_none());
-    for f in native
-        .and_then(|r| r.report.as_ref())
-        .map_or(&[][..], |r| &r.environment.counters[..])
-    {
-        text.push_str(&output::frequency_line(f));
-    }
-    output::print(&text)
 }

@@ -2,7 +2,13 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::net::IpAddr;
+
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::{Args, Parser, Subcommand};
+use ticklab::digest::Cell;
+use ticklab::workload::WorkloadKind;
+use ticklab_driver::Browser;
 
 /// Measures this machine's clocks the way careful experimenters do: their real tick (not the
 /// claimed one), the cost of a read, the shortest reliable timing block, and the cost of work
@@ -41,11 +47,11 @@ pub enum Command {
     /// Serves the lab to a class: students on this machine's networks open the join URL
     /// (or its QR code), run and send; the teacher's view shows each run as it arrives,
     /// kept in a SQLite file.
-    Class(crate::class::ClassArgs),
+    Class(ClassArgs),
     /// This machine's native clocks and every browser installed here, cross-origin
     /// isolated and not, in one table: the page runs headless in each engine through its
     /// WebDriver server.
-    Browsers(crate::browsers::BrowsersArgs),
+    Browsers(BrowsersArgs),
 }
 
 #[derive(Args, Debug)]
@@ -53,16 +59,16 @@ pub struct ServeArgs {
     /// Serve the page from DIR (index.html, sw.js and www/ with www/pkg, as `cargo xtask
     /// web` makes them) instead of the page this binary carries.
     #[arg(long, value_name = "DIR")]
-    pub root: Option<std::path::PathBuf>,
+    pub root: Option<PathBuf>,
     /// Address to listen on; anything but loopback exposes the lab to the network.
     #[arg(long, default_value = "127.0.0.1")]
-    pub bind: std::net::IpAddr,
+    pub bind: IpAddr,
     /// Port to listen on (0 picks a free one).
     #[arg(long, default_value_t = 8000)]
     pub port: u16,
     /// A native report (`ticklab run --save FILE`) served at /native/report.json.
     #[arg(long, value_name = "FILE")]
-    pub report: Option<std::path::PathBuf>,
+    pub report: Option<PathBuf>,
     /// Serve without COOP/COEP: the page is not cross-origin isolated (coarser clocks).
     #[arg(long)]
     pub no_isolation: bool,
@@ -102,18 +108,30 @@ pub struct ListArgs {
     pub json: bool,
 }
 
-#[derive(Args, Debug, Default)]
+#[derive(Args, Debug)]
 pub struct RunArgs {
     #[command(flatten)]
     pub select: Select,
     /// Workload of the fit.
-    #[arg(long, value_enum, default_value_t = WorkloadArg::Count)]
-    pub workload: WorkloadArg,
+    #[arg(long, value_parser = workload_parser(), default_value = "count")]
+    pub workload: WorkloadKind,
     /// Skip the fits.
     #[arg(long)]
     pub no_fit: bool,
     #[command(flatten)]
     pub output: Output,
+}
+
+impl Default for RunArgs {
+    /// `ticklab` alone: every clock, the count-down loop's fit, a table.
+    fn default() -> Self {
+        Self {
+            select: Select::default(),
+            workload: WorkloadKind::Count,
+            no_fit: false,
+            output: Output::default(),
+        }
+    }
 }
 
 /// Which clocks, the time for each experiment on each, and where to save the report: the
@@ -130,7 +148,7 @@ pub struct Select {
     /// Also write the report as JSON to FILE (whole or not at all; after Ctrl-C, what was
     /// measured until then, marked interrupted).
     #[arg(long, value_name = "FILE")]
-    pub save: Option<std::path::PathBuf>,
+    pub save: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -152,11 +170,11 @@ pub struct FitArgs {
     #[arg(long, value_name = "N")]
     pub samples: Option<u64>,
     /// The work whose cost grows with N.
-    #[arg(long, value_enum, default_value_t = WorkloadArg::Count)]
-    pub workload: WorkloadArg,
+    #[arg(long, value_parser = workload_parser(), default_value = "count")]
+    pub workload: WorkloadKind,
     /// Sizes LO..HI (default: calibrated to about 20 ticks of the clock).
-    #[arg(long, value_name = "LO..HI")]
-    pub n: Option<String>,
+    #[arg(long, value_name = "LO..HI", value_parser = range)]
+    pub n: Option<(u64, u64)>,
     /// Sizes in the range.
     #[arg(long, default_value_t = 16)]
     pub points: usize,
@@ -167,23 +185,73 @@ pub struct FitArgs {
     pub output: Output,
 }
 
-#[derive(ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum WorkloadArg {
-    /// Krutar's count-down loop.
-    #[default]
-    Count,
-    /// Copy of N bytes.
-    Copy,
-    /// Sum of square roots of N doubles.
-    Sqrt,
-    /// N×N matrix multiply (N³ multiply-adds).
-    Matmul,
+/// A value of the core's, by the name the core gives it: what clap lists, checks and
+/// suggests, with each value's help.
+fn named<T: Copy + Send + Sync + 'static>(
+    all: &'static [T],
+    name: fn(T) -> &'static str,
+    help: fn(T) -> &'static str,
+) -> impl TypedValueParser<Value = T> {
+    PossibleValuesParser::new(
+        all.iter()
+            .map(|&t| PossibleValue::new(name(t)).help(help(t))),
+    )
+    .try_map(move |key: String| {
+        all.iter()
+            .copied()
+            .find(|&t| name(t) == key)
+            .ok_or_else(|| format!("'{key}' is none of the values"))
+    })
+}
+
+/// `--workload`: the core's workloads.
+fn workload_parser() -> impl TypedValueParser<Value = WorkloadKind> {
+    named(&WorkloadKind::ALL, WorkloadKind::name, |w| match w {
+        WorkloadKind::Count => "Krutar's count-down loop",
+        WorkloadKind::Copy => "Copy of N bytes",
+        WorkloadKind::Sqrt => "Sum of square roots of N doubles",
+        WorkloadKind::Matmul => "N×N matrix multiply (N³ multiply-adds)",
+    })
+}
+
+/// `--cell`: what a cell of a comparison shows.
+fn cell_parser() -> impl TypedValueParser<Value = Cell> {
+    named(&Cell::ALL, Cell::key, |c| match c {
+        Cell::Tick => "The tick, with its verdict's sign",
+        Cell::ReadCost => "The cost of one read",
+        Cell::Verdict => "The verdict on the claim, in words",
+    })
+}
+
+/// `--engine`: a browser engine by any of its names.
+fn engine(name: &str) -> Result<Browser, String> {
+    Browser::parse(name).ok_or_else(|| {
+        let all = Browser::ALL.map(|b| b.name().to_ascii_lowercase());
+        format!("the engines are {}", all.join(", "))
+    })
+}
+
+/// `--n LO..HI` (also `LO:HI`, `LO-HI`): whole numbers, 1 ≤ LO < HI.
+fn range(s: &str) -> Result<(u64, u64), String> {
+    let bad = || {
+        format!("bad --n '{s}': expected LO..HI with whole numbers 1 ≤ LO < HI, e.g. 1000..50000")
+    };
+    let (lo, hi) = s
+        .split_once("..")
+        .or_else(|| s.split_once(':'))
+        .or_else(|| s.split_once('-'))
+        .ok_or_else(bad)?;
+    let whole = |x: &str| x.trim().replace('_', "").parse::<u64>().map_err(|_| bad());
+    let (lo, hi) = (whole(lo)?, whole(hi)?);
+    if lo == 0 || hi <= lo {
+        return Err(bad());
+    }
+    Ok((lo, hi))
 }
 
 /// `--unit`: the core's units, by the names the core gives them.
 fn unit_parser() -> impl clap::builder::TypedValueParser<Value = ticklab::unit::Unit> {
-    use clap::builder::TypedValueParser;
-    clap::builder::PossibleValuesParser::new(ticklab::unit::Unit::ALL.map(|u| u.key()))
+    PossibleValuesParser::new(ticklab::unit::Unit::ALL.map(|u| u.key()))
         .try_map(|key: String| ticklab::unit::Unit::parse(&key))
 }
 
@@ -229,4 +297,87 @@ pub struct CpuWallArgs {
     /// Print CSV.
     #[arg(long)]
     pub csv: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct BrowsersArgs {
+    /// Engines to run (default: every one found here): chromium (or chrome), firefox,
+    /// webkit, edge, safari; repeat the flag or separate with commas.
+    #[arg(long = "engine", value_name = "NAME", value_delimiter = ',', value_parser = engine)]
+    pub engines: Vec<Browser>,
+    /// Only pages that are not cross-origin isolated (what most sites are).
+    #[arg(long, conflicts_with = "only_isolated")]
+    pub only_plain: bool,
+    /// Only cross-origin isolated pages (COOP and COEP sent).
+    #[arg(long)]
+    pub only_isolated: bool,
+    /// Leave this machine's native clocks out.
+    #[arg(long)]
+    pub no_native: bool,
+    /// What each cell shows: the tick with its verdict's sign, the read cost, or the verdict.
+    #[arg(long, value_parser = cell_parser(), default_value = "tick")]
+    pub cell: Cell,
+    /// Seconds a page's run may take before it counts as failed.
+    #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
+    pub timeout: f64,
+    /// Also write the comparison as JSON to FILE (whole or not at all; after Ctrl-C, what
+    /// finished). `ticklab show FILE` prints it again.
+    #[arg(long, value_name = "FILE")]
+    pub save: Option<PathBuf>,
+    /// Print the comparison as JSON (every run's whole report).
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print the table as CSV.
+    #[arg(long)]
+    pub csv: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ClassArgs {
+    /// The file the class is kept in (SQLite); created when missing, and the class in it
+    /// goes on when it is there.
+    #[arg(long, value_name = "FILE", default_value = "ticklab-class.sqlite")]
+    pub db: PathBuf,
+    /// Start another class in the file (a new code and key) instead of going on.
+    #[arg(long)]
+    pub new: bool,
+    /// Address to listen on: every address of this machine by default, so students on
+    /// its networks can reach it; 127.0.0.1 keeps the class on this machine.
+    #[arg(long, default_value = "0.0.0.0")]
+    pub bind: IpAddr,
+    /// Port to listen on (0 picks a free one).
+    #[arg(long, default_value_t = 8000)]
+    pub port: u16,
+    /// Serve the page from DIR instead of the page this binary carries.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// A native report (`ticklab run --save FILE`) served at /native/report.json.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Serve without COOP/COEP (the teacher's own page is then not isolated either).
+    #[arg(long)]
+    pub no_isolation: bool,
+    /// Print no QR code of the join URL.
+    #[arg(long)]
+    pub no_qr: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_parse_and_bad_ones_are_refused() {
+        assert_eq!(range("10..20").unwrap(), (10, 20));
+        assert_eq!(range("1_000:2_000").unwrap(), (1000, 2000));
+        for bad in ["", "5", "0..3", "5..5", "9..3", "a..b", "-3..4", "1..1e3"] {
+            assert!(range(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_arguments_are_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
 }

@@ -8,8 +8,8 @@ use ticklab::present;
 
 use crate::cli::CpuWallArgs;
 use crate::clocks::{self, NativeClock};
+use crate::error::CliError;
 use crate::output::{self, Table};
-use crate::CliError;
 
 fn parse_sizes(s: &str) -> Result<Vec<u64>, CliError> {
     s.split(',')
@@ -45,7 +45,7 @@ pub fn cpu_vs_wall(a: CpuWallArgs) -> Result<(), CliError> {
         })
     })?;
     let mut wall = open(clocks::std_clock::INSTANT)
-        .ok_or_else(|| CliError::Output("std::time::Instant is not available".into()))?;
+        .ok_or_else(|| CliError::Measurement("std::time::Instant is not available".into()))?;
     let mut process = open("CLOCK_PROCESS_CPUTIME_ID");
     let mut thread = open("CLOCK_THREAD_CPUTIME_ID");
     let r = cpu_wall::measure(
@@ -57,7 +57,7 @@ pub fn cpu_vs_wall(a: CpuWallArgs) -> Result<(), CliError> {
         &o,
     )?;
     if a.json {
-        let s = serde_json::to_string_pretty(&r).map_err(|e| CliError::Output(e.to_string()))?;
+        let s = serde_json::to_string_pretty(&r).map_err(|e| CliError::write("the output", e))?;
         return output::print(&s);
     }
     if a.csv {

@@ -11,42 +11,18 @@ mod cli;
 pub mod clocks;
 mod commands;
 mod cpu_wall;
+mod error;
+mod machine;
 mod output;
 mod progress;
+mod saved;
 mod serve;
 
 use std::process::ExitCode;
 
 use clap::Parser;
 
-/// What went wrong, and so which exit code.
-#[derive(Debug, thiserror::Error)]
-pub enum CliError {
-    /// Bad usage or input: exit 2.
-    #[error("{0}")]
-    Usage(String),
-    /// A measurement failed: exit 1.
-    #[error("{0}")]
-    Measurement(String),
-    /// Output could not be written: exit 1.
-    #[error("{0}")]
-    Output(String),
-    /// Ctrl-C ended the measurements early: exit 130, as a shell reports SIGINT.
-    #[error("{0}")]
-    Interrupted(String),
-}
-
-impl From<ticklab::Error> for CliError {
-    fn from(e: ticklab::Error) -> Self {
-        match e {
-            ticklab::Error::Invalid { .. }
-            | ticklab::Error::NoData(_)
-            | ticklab::Error::Report(_)
-            | ticklab::Error::Input(_) => CliError::Usage(e.to_string()),
-            _ => CliError::Measurement(e.to_string()),
-        }
-    }
-}
+pub use error::CliError;
 
 /// Parses the command line and runs the command.
 pub fn main() -> ExitCode {
@@ -69,11 +45,7 @@ pub fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("ticklab: {}", output::visible(&e.to_string()));
-            match e {
-                CliError::Usage(_) => ExitCode::from(2),
-                CliError::Interrupted(_) => ExitCode::from(130),
-                _ => ExitCode::from(1),
-            }
+            ExitCode::from(e.exit_code())
         }
     }
 }

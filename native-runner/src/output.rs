@@ -8,8 +8,11 @@ use ticklab::present::{self, opt_duration, SummaryRow};
 use ticklab::report::{ClockReport, CounterFrequency, Report};
 use ticklab_plot::{PlotResult, View as PlotView};
 
+use ticklab::comparison::{page_clock_starved, Comparison};
+use ticklab::digest::Cell;
+
 use crate::cli::Output;
-use crate::CliError;
+use crate::error::CliError;
 
 /// A left-aligned text table.
 pub struct Table {
@@ -94,7 +97,7 @@ pub fn print(text: &str) -> Result<(), CliError> {
     }) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(CliError::Output(format!("cannot write the output: {e}"))),
+        Err(e) => Err(CliError::write("the output", e)),
     }
 }
 
@@ -295,16 +298,19 @@ pub fn svg(
 ) -> Result<(), CliError> {
     let root = SVGBackend::new(path, size).into_drawing_area();
     root.fill(&WHITE)
-        .map_err(|e| CliError::Output(format!("{}: {e:?}", path.display())))?;
-    draw(&root).map_err(|e| CliError::Output(format!("{}: {e}", path.display())))?;
+        .map_err(|e| CliError::write(path.display(), format!("{e:?}")))?;
+    draw(&root).map_err(|e| CliError::write(path.display(), e))?;
     root.present()
-        .map_err(|e| CliError::Output(format!("{}: {e:?}", path.display())))
+        .map_err(|e| CliError::write(path.display(), format!("{e:?}")))
 }
 
 /// Creates the plot directory, or says why it cannot.
 pub fn plot_dir(dir: &Path) -> Result<(), CliError> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| CliError::Usage(format!("--plot {}: cannot create it: {e}", dir.display())))
+    std::fs::create_dir_all(dir).map_err(|e| CliError::Directory {
+        flag: "--plot",
+        dir: dir.to_path_buf(),
+        reason: e.to_string(),
+    })
 }
 
 /// The file a view of clock `c` is written to, after the clock's slug:
@@ -331,4 +337,85 @@ pub(crate) fn plots(report: &Report, dir: &Path) -> Result<(), CliError> {
         }
     }
     Ok(())
+}
+
+/// Prints a comparison as `o` asks: its table (with the verdicts' signs, who ran, and why a
+/// run is missing), its JSON or its CSV; each run's plots into a folder of its own.
+pub fn emit_comparison(c: &Comparison, o: &Output, cell: Cell) -> Result<(), CliError> {
+    if let Some(dir) = &o.plot {
+        for (run, _) in c.measured() {
+            if let Some(report) = &run.report {
+                plots(report, &dir.join(ticklab::export::slug(&run.heading())))?;
+            }
+        }
+    }
+    if o.json {
+        return print(&c.to_json()?);
+    }
+    let (heads, rows) = c.table(cell);
+    if o.csv {
+        return print(&ticklab::digest::pivot_csv(&heads, &rows));
+    }
+    let header: Vec<&str> = std::iter::once("clock")
+        .chain(heads.iter().map(String::as_str))
+        .collect();
+    let mut t = Table::new(&header);
+    for r in rows {
+        t.row(std::iter::once(r.clock).chain(r.cells).collect());
+    }
+    let mut text = t.render();
+    if cell == Cell::Tick {
+        text.push_str(&format!("\n{}\n", present::verdict_signs_legend()));
+    }
+    text.push('\n');
+    for run in &c.runs {
+        let mut line = format!("{}: ", run.heading());
+        match (&run.report, &run.failure) {
+            (Some(r), _) => {
+                let who = match (&run.version, &r.environment.user_agent) {
+                    (Some(v), _) => format!("{} {v}", run.engine),
+                    (None, Some(ua)) => ticklab::digest::browser_and_version(ua),
+                    (None, None) => [r.environment.os.as_deref(), r.environment.cpu.as_deref()]
+                        .into_iter()
+                        .flatten()
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                };
+                line.push_str(&who);
+                if let Some(s) = run.seconds {
+                    line.push_str(&format!(", {s:.1} s"));
+                }
+                if let Some(n) = run.attempts {
+                    line.push_str(&if page_clock_starved(r) {
+                        format!(" (run {n} times: the browser starved the lab's worker each time)")
+                    } else {
+                        format!(
+                            " (run {n} times: the browser starved the lab's worker in the first {})",
+                            n - 1
+                        )
+                    });
+                }
+                if let Some(why) = ticklab::present::interrupted(r) {
+                    line.push_str(&format!(" ({why})"));
+                }
+            }
+            (None, why) => {
+                line.push_str("not measured: ");
+                line.push_str(why.as_deref().unwrap_or("no report"));
+                if let Some(hint) = &run.hint {
+                    line.push_str(&format!("; {hint}"));
+                }
+            }
+        }
+        text.push_str(&line);
+        text.push('\n');
+    }
+    let native = c.runs.iter().find(|r| r.isolated.is_none());
+    for f in native
+        .and_then(|r| r.report.as_ref())
+        .map_or(&[][..], |r| &r.environment.counters[..])
+    {
+        text.push_str(&frequency_line(f));
+    }
+    print(&text)
 }

@@ -9,7 +9,7 @@ use serde_json::Value;
 use ticklab::analyze::formats::{json_series, read, MAX_INPUT, MAX_JSON};
 use ticklab::analyze::{Series, Unit};
 
-use crate::CliError;
+use crate::error::CliError;
 
 /// Deepest directory walked, and most entries looked at.
 const MAX_DEPTH: usize = 16;

@@ -16,8 +16,8 @@ use ticklab::stats::Band;
 use ticklab::tick::{Method, TickEstimate};
 
 use crate::cli::AnalyzeArgs;
+use crate::error::CliError;
 use crate::output::{self, Table};
-use crate::CliError;
 
 pub use ticklab::analyze::{Format, Series};
 
@@ -193,7 +193,7 @@ fn overview(an: &Analysis) -> String {
 
 fn csv_rows(an: &Analysis) -> Result<String, CliError> {
     let mut w = csv::Writer::from_writer(Vec::new());
-    let err = |e: csv::Error| CliError::Output(e.to_string());
+    let err = |e: csv::Error| CliError::write("the output", e);
     w.write_record([
         "tick",
         "unit",
@@ -242,7 +242,7 @@ fn csv_rows(an: &Analysis) -> Result<String, CliError> {
     }
     let bytes = w
         .into_inner()
-        .map_err(|e| CliError::Output(e.to_string()))?;
+        .map_err(|e| CliError::write("the output", e))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
@@ -288,7 +288,7 @@ pub(crate) fn analyze(a: AnalyzeArgs) -> Result<(), CliError> {
                 series: an.series.iter().map(series_report).collect(),
             })
         }
-        .map_err(|e| CliError::Output(e.to_string()))?;
+        .map_err(|e| CliError::write("the output", e))?;
         return output::print(&text);
     }
     if a.output.csv {

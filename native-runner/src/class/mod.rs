@@ -9,43 +9,11 @@ pub mod routes;
 pub mod store;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::path::PathBuf;
 use std::sync::Arc;
 
-use clap::Args;
-
+use crate::cli::ClassArgs;
+use crate::error::CliError;
 use crate::serve::{self, Site};
-use crate::CliError;
-
-#[derive(Args, Debug)]
-pub struct ClassArgs {
-    /// The file the class is kept in (SQLite); created when missing, and the class in it
-    /// goes on when it is there.
-    #[arg(long, value_name = "FILE", default_value = "ticklab-class.sqlite")]
-    pub db: PathBuf,
-    /// Start another class in the file (a new code and key) instead of going on.
-    #[arg(long)]
-    pub new: bool,
-    /// Address to listen on: every address of this machine by default, so students on
-    /// its networks can reach it; 127.0.0.1 keeps the class on this machine.
-    #[arg(long, default_value = "0.0.0.0")]
-    pub bind: IpAddr,
-    /// Port to listen on (0 picks a free one).
-    #[arg(long, default_value_t = 8000)]
-    pub port: u16,
-    /// Serve the page from DIR instead of the page this binary carries.
-    #[arg(long, value_name = "DIR")]
-    pub root: Option<PathBuf>,
-    /// A native report (`ticklab run --save FILE`) served at /native/report.json.
-    #[arg(long, value_name = "FILE")]
-    pub report: Option<PathBuf>,
-    /// Serve without COOP/COEP (the teacher's own page is then not isolated either).
-    #[arg(long)]
-    pub no_isolation: bool,
-    /// Print no QR code of the join URL.
-    #[arg(long)]
-    pub no_qr: bool,
-}
 
 /// Letters and digits no one misreads (no 0/O, 1/I/L): what a class types.
 const CODE_ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
@@ -55,9 +23,7 @@ const CODE_LENGTH: usize = 6;
 
 fn random_bytes<const N: usize>() -> Result<[u8; N], CliError> {
     let mut b = [0u8; N];
-    getrandom::fill(&mut b).map_err(|e| {
-        CliError::Output(format!("no randomness for the class's code and key: {e}"))
-    })?;
+    getrandom::fill(&mut b).map_err(|e| CliError::Randomness(e.to_string()))?;
     Ok(b)
 }
 
@@ -116,14 +82,9 @@ fn qr(url: &str) -> Option<String> {
 
 pub fn class(a: ClassArgs) -> Result<(), CliError> {
     let (mut site, what) = Site::new(a.root.as_deref(), a.report.as_deref())?;
-    let store = store::Store::open(&a.db).map_err(|e| CliError::Usage(e.to_string()))?;
-    let class = store
-        .class(a.new, &new_code()?, &new_key()?)
-        .map_err(|e| CliError::Usage(e.to_string()))?;
-    let runs = store
-        .rows(class.id)
-        .map_err(|e| CliError::Usage(e.to_string()))?
-        .len();
+    let store = store::Store::open(&a.db)?;
+    let class = store.class(a.new, &new_code()?, &new_key()?)?;
+    let runs = store.rows(class.id)?.len();
     site.hide(&a.db);
     let rt = serve::runtime()?;
     rt.block_on(async move {

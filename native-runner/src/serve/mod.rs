@@ -24,7 +24,8 @@ use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
 
 use crate::cli::ServeArgs;
-use crate::CliError;
+use crate::error::CliError;
+use crate::saved;
 
 /// Where the page's Compare view finds this machine's report.
 pub const REPORT_PATH: &str = "/native/report.json";
@@ -104,7 +105,7 @@ impl Site {
         let (files, what) = files(root)?;
         let report = match report {
             None => None,
-            Some(p) => Some(crate::commands::read_report(p, "--report ")?.1),
+            Some(p) => Some(saved::read_report(p, "--report ")?.1),
         };
         Ok((
             Self {
@@ -371,7 +372,7 @@ pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| CliError::Output(format!("cannot start the server: {e}")))
+        .map_err(CliError::Runtime)
 }
 
 /// Listens on `bind`:`port`; the listener and the address it got.
@@ -382,10 +383,10 @@ pub(crate) async fn listen(
     let addr = SocketAddr::new(bind, port);
     let listener = tokio::net::TcpListener::bind(addr)
         .await
-        .map_err(|e| CliError::Usage(format!("cannot listen on {addr}: {e}")))?;
+        .map_err(|source| CliError::Listen { addr, source })?;
     let local = listener
         .local_addr()
-        .map_err(|e| CliError::Output(e.to_string()))?;
+        .map_err(|source| CliError::Listen { addr, source })?;
     Ok((listener, local))
 }
 
