@@ -54,7 +54,7 @@ impl CliError {
         match self {
             CliError::Usage(_) | CliError::Directory { .. } | CliError::Listen { .. } => 2,
             CliError::Core(e) if input(e) => 2,
-            CliError::Database(StoreError::Newer { .. }) => 2,
+            CliError::Database(StoreError::Newer { .. } | StoreError::NotAStore { .. }) => 2,
             CliError::Interrupted(_) => 130,
             _ => 1,
         }
@@ -102,7 +102,7 @@ mod tests {
         assert_eq!(CliError::write("out", "full").exit_code(), 1);
         assert_eq!(CliError::Interrupted("x".into()).exit_code(), 130);
         let newer = StoreError::Newer {
-            path: "c.sqlite".into(),
+            place: "c.sqlite".into(),
             found: 9,
         };
         assert_eq!(CliError::from(newer).exit_code(), 2);

@@ -1,11 +1,35 @@
-//! How often a student, and an address, may post: a sliding window per key, in memory (a
-//! restart forgets them, which costs a flood one more minute at most), with a bound on the
-//! keys kept so a flood of fresh ids cannot grow it without end.
+//! Every limit of a class, defined here once: how large a post, how many a minute from a
+//! student and from an address, how long a nickname, how many rows; and the sliding window
+//! that counts posts per key, in memory (a restart forgets them, which costs a flood one
+//! more minute at most), with a bound on the keys kept so a flood of fresh ids cannot grow
+//! it without end.
 
 use std::collections::{HashMap, VecDeque};
 use std::hash::Hash;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+/// Most bytes of a post: a digest of every clock a page has is a few kilobytes.
+pub const MAX_POST: usize = 64 * 1024;
+/// Most posts of one student a minute.
+pub const STUDENT_PER_MINUTE: usize = 10;
+/// Most posts from one address a minute: a class of 500 behind one router, each sending
+/// once, and then some.
+pub const ADDRESS_PER_MINUTE: usize = 600;
+/// The window the two rates above are counted over.
+pub const RATE_WINDOW: Duration = Duration::from_secs(60);
+/// Most students, and addresses, whose posts are counted at once.
+pub const MOST_STUDENTS_COUNTED: usize = 50_000;
+pub const MOST_ADDRESSES_COUNTED: usize = 2_000;
+/// Most characters of a nickname (the page's field says the same: a test holds it to it).
+pub const MAX_NICKNAME: usize = 40;
+/// Most rows a class holds.
+pub const MAX_ROWS: u64 = 500;
+/// How often the live view hears from the server when nothing happens, so that a proxy or
+/// a browser does not take the stream for dead.
+pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
+/// How soon a live view that lost its stream asks again.
+pub const RECONNECT: Duration = Duration::from_secs(1);
 
 /// At most `most` events per `window` for each key, of at most `most_keys` keys: past
 /// that, the keys with nothing left in their window are dropped, and if none has, a new
@@ -64,6 +88,17 @@ impl<K: Hash + Eq + Clone> Limit<K> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_page_s_nickname_field_takes_what_the_server_does() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let page = std::fs::read_to_string(root.join("index.html")).unwrap();
+        let field = format!("<input id=\"class-nickname\" maxlength=\"{MAX_NICKNAME}\"");
+        assert!(
+            page.contains(&field),
+            "index.html's nickname field is not {field}"
+        );
+    }
 
     #[test]
     fn a_key_gets_its_share_per_window_and_no_more() {

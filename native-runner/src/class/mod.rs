@@ -4,13 +4,18 @@
 //! stored. The class lives in a SQLite file ([`store`]); started again on the same file, it
 //! goes on.
 
+mod extract;
 pub mod limits;
+pub mod paths;
+mod refusal;
 pub mod routes;
 pub mod store;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 
+use self::store::sqlite::SqliteStore;
+use self::store::ClassStore;
 use crate::cli::ClassArgs;
 use crate::error::CliError;
 use crate::serve::{self, Site};
@@ -18,7 +23,7 @@ use crate::serve::{self, Site};
 /// Letters and digits no one misreads (no 0/O, 1/I/L): what a class types.
 const CODE_ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 /// How long a join code is: 31^6, about 900 million codes, against at most
-/// [`routes::ADDRESS_PER_MINUTE`] guesses a minute from one address.
+/// [`limits::ADDRESS_PER_MINUTE`] guesses a minute from one address.
 const CODE_LENGTH: usize = 6;
 
 fn random_bytes<const N: usize>() -> Result<[u8; N], CliError> {
@@ -82,12 +87,13 @@ fn qr(url: &str) -> Option<String> {
 
 pub fn class(a: ClassArgs) -> Result<(), CliError> {
     let (mut site, what) = Site::new(a.root.as_deref(), a.report.as_deref())?;
-    let store = store::Store::open(&a.db)?;
-    let class = store.class(a.new, &new_code()?, &new_key()?)?;
-    let runs = store.rows(class.id)?.len();
+    let store = SqliteStore::open(&a.db)?;
+    let (code, key) = (new_code()?, new_key()?);
     site.hide(&a.db);
     let rt = serve::runtime()?;
     rt.block_on(async move {
+        let class = store.open_class(a.new, &code, &key).await?;
+        let runs = store.rows(class.id).await?.len();
         let (listener, local) = serve::listen(a.bind, a.port).await?;
         let port = local.port();
         let hosts = join_hosts(a.bind);
@@ -98,12 +104,12 @@ pub fn class(a: ClassArgs) -> Result<(), CliError> {
                 class.code
             )
         };
-        let lesson = Arc::new(routes::Lesson::new(
+        let state = Arc::new(routes::ClassState::new(
             store,
             class.clone(),
             hosts.iter().map(join).collect(),
         ));
-        let state = if runs == 0 && !class.closed {
+        let standing = if runs == 0 && !class.closed {
             "new or empty".to_string()
         } else {
             format!(
@@ -113,7 +119,7 @@ pub fn class(a: ClassArgs) -> Result<(), CliError> {
             )
         };
         println!(
-            "ticklab class {}: kept in {} ({state}); serving {what}",
+            "ticklab class {}: kept in {} ({standing}); serving {what}",
             class.code,
             a.db.display()
         );
@@ -158,7 +164,7 @@ pub fn class(a: ClassArgs) -> Result<(), CliError> {
         let app = serve::app(
             site,
             !a.no_isolation,
-            Some(routes::router(lesson)),
+            Some(routes::router(state)),
         );
         serve::run(listener, app, serve::connection_cap()).await;
         Ok(())

@@ -1,124 +1,87 @@
 //! A class's routes, beside the page: students post their runs with the join code; the
-//! teacher, with the key, watches them arrive (Server-Sent Events, caught up by event id
-//! after a reconnection), closes the class, removes a row and exports the runs.
-//!
-//! Every refusal has its status and its reason in words: 413 for a body over
-//! [`MAX_POST`], 400 for one that is not a run (the core's digest reader says why), 403 for
-//! a wrong code or key, 429 for a student or an address posting too often, or a full class.
+//! teacher, with the key ([`Teacher`]), watches them arrive (Server-Sent Events, caught up
+//! by event id after a reconnection), closes the class, removes a row and exports the rows.
+//! Every refusal is a [`ClassError`]: its status and its reason in words.
 
 use std::convert::Infallible;
 use std::net::IpAddr;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use axum::body::Body;
-use axum::extract::{Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{header, HeaderMap};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::IntoResponse;
 use axum::routing::{get, post};
-use axum::Router;
+use axum::{Json, Router};
+use futures_util::Stream;
 use serde::{Deserialize, Serialize};
 use subtle::ConstantTimeEq;
 use ticklab::digest::{self, Digest};
 
-use super::limits::Limit;
-use super::store::{Change, Class, Refusal, Row, Store, MAX_ROWS};
-use crate::serve::Peer;
+use super::extract::{AddressAllowed, Named, Post, Teacher};
+use super::limits::{
+    Limit, ADDRESS_PER_MINUTE, KEEP_ALIVE, MAX_NICKNAME, MAX_POST, MAX_ROWS,
+    MOST_ADDRESSES_COUNTED, MOST_STUDENTS_COUNTED, RATE_WINDOW, RECONNECT, STUDENT_PER_MINUTE,
+};
+use super::paths;
+use super::refusal::ClassError;
+use super::store::{Change, Class, ClassStore, Refusal, Row, Submission, Subscription};
 
-/// Most bytes of a post: a digest of every clock a page has is a few kilobytes.
-pub const MAX_POST: usize = 64 * 1024;
-/// Most posts of one student a minute.
-pub const STUDENT_PER_MINUTE: usize = 10;
-/// Most posts from one address a minute: a class of 500 behind one router, each sending
-/// once, and then some.
-pub const ADDRESS_PER_MINUTE: usize = 600;
-/// Most characters of a nickname.
-pub const MAX_NICKNAME: usize = 40;
-/// How often the live view hears from the server when nothing happens, so that a proxy or
-/// a browser does not take the stream for dead.
-const KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// The clock the class's plot shows.
 pub const PLOTTED: &str = digest::PAGE_NOW;
 
-/// What the routes share: the database, the class, and the limits.
-pub struct Lesson {
-    store: Store,
-    class: Class,
+/// What the routes share: the store, the class, and the limits.
+pub struct ClassState<S> {
+    pub(super) store: S,
+    pub(super) class: Class,
     /// The join URLs, one per address students reach this machine at.
     join: Vec<String>,
     per_student: Limit<String>,
-    per_address: Limit<IpAddr>,
+    pub(super) per_address: Limit<IpAddr>,
 }
 
-impl Lesson {
+impl<S: ClassStore> ClassState<S> {
     /// The class `class` kept in `store`, joined at the URLs `join`.
-    pub fn new(store: Store, class: Class, join: Vec<String>) -> Self {
+    pub fn new(store: S, class: Class, join: Vec<String>) -> Self {
         Self {
             store,
             class,
             join,
-            per_student: Limit::new(STUDENT_PER_MINUTE, Duration::from_secs(60), 50_000),
-            per_address: Limit::new(ADDRESS_PER_MINUTE, Duration::from_secs(60), 2_000),
+            per_student: Limit::new(STUDENT_PER_MINUTE, RATE_WINDOW, MOST_STUDENTS_COUNTED),
+            per_address: Limit::new(ADDRESS_PER_MINUTE, RATE_WINDOW, MOST_ADDRESSES_COUNTED),
         }
     }
 }
 
-/// The class's routes.
-pub fn router(lesson: Arc<Lesson>) -> Router {
+/// The class's routes, each at its [`paths`] name, with bodies up to [`MAX_POST`].
+pub fn router<S: ClassStore>(state: Arc<ClassState<S>>) -> Router {
     Router::new()
-        .route("/class/runs", post(submit))
-        .route("/class/events", get(events))
-        .route("/class/rows.json", get(rows_json))
-        .route("/class/rows.csv", get(rows_csv))
-        .route("/class/plot.svg", get(plot_svg))
-        .route("/class/join.svg", get(join_svg))
-        .route("/class/close", post(close))
-        .route("/class/remove", post(remove))
-        .with_state(lesson)
+        .route(paths::RUNS, post(submit::<S>))
+        .route(paths::EVENTS, get(events::<S>))
+        .route(paths::ROWS_JSON, get(rows_json::<S>))
+        .route(paths::ROWS_CSV, get(rows_csv::<S>))
+        .route(paths::PLOT_SVG, get(plot_svg::<S>))
+        .route(paths::JOIN_SVG, get(join_svg::<S>))
+        .route(paths::CLOSE, post(close::<S>))
+        .route(paths::REMOVE, post(remove::<S>))
+        .layer(DefaultBodyLimit::max(MAX_POST))
+        .with_state(state)
 }
 
-/// A refusal: its status and reason, as JSON `{"error": ...}` (and Retry-After for 429).
-fn refuse(status: StatusCode, reason: impl Into<String>) -> Response {
-    #[derive(Serialize)]
-    struct Refused {
-        error: String,
-    }
-    (
-        status,
-        axum::Json(Refused {
-            error: reason.into(),
-        }),
-    )
-        .into_response()
-}
-
-fn too_many(reason: String, wait: Duration) -> Response {
-    let mut r = refuse(StatusCode::TOO_MANY_REQUESTS, reason);
-    let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
-    if let Ok(v) = HeaderValue::from_str(&secs.to_string()) {
-        r.headers_mut().insert(header::RETRY_AFTER, v);
-    }
-    r
-}
-
-fn failed(e: impl std::fmt::Display) -> Response {
-    // The teacher's terminal hears of it; the database path says nothing secret.
-    eprintln!("ticklab class: {e}");
-    refuse(
-        StatusCode::INTERNAL_SERVER_ERROR,
-        "the class's database failed; the teacher's terminal says why",
-    )
-}
-
-/// A student's post.
+/// A student's post, as sent.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Submission {
+struct Posted {
     code: String,
     student: String,
     #[serde(default)]
     nickname: String,
     digest: serde_json::Value,
+}
+
+impl Named for Posted {
+    const WHAT: &'static str = "a class post";
 }
 
 /// Whether `id` is an id a browser made: 8 to 64 letters, digits, `-` or `_`.
@@ -140,95 +103,58 @@ fn shown_name(nickname: &str, student: &str) -> String {
     format!("{who} · {}", &student[..4])
 }
 
-/// `POST /class/runs`: a student's run, stored durably before the answer.
-async fn submit(State(l): State<Arc<Lesson>>, req: Request) -> Response {
-    let now = Instant::now();
-    let peer = req.extensions().get::<Peer>().map(|p| p.0.ip());
-    if let Some(ip) = peer {
-        if let Err(wait) = l.per_address.take(&ip, now) {
-            return too_many(
-                format!("over {ADDRESS_PER_MINUTE} posts a minute from this address"),
-                wait,
-            );
-        }
+/// What a post becomes when every check passes: the submission, its digest named.
+fn checked<S: ClassStore>(l: &ClassState<S>, p: Posted) -> Result<Submission, ClassError> {
+    if !bool::from(p.code.as_bytes().ct_eq(l.class.code.as_bytes())) {
+        return Err(ClassError::WrongCode);
     }
-    let bytes = match axum::body::to_bytes(req.into_body(), MAX_POST).await {
-        Ok(b) => b,
-        Err(_) => {
-            return refuse(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                format!("a run is at most {} KB", MAX_POST / 1024),
-            )
-        }
-    };
-    let s: Submission = match serde_json::from_slice(&bytes) {
-        Ok(s) => s,
-        Err(e) => return refuse(StatusCode::BAD_REQUEST, format!("not a class post: {e}")),
-    };
-    if s.code.as_bytes().ct_eq(l.class.code.as_bytes()).unwrap_u8() != 1 {
-        return refuse(StatusCode::FORBIDDEN, "no class has this code here");
+    if !student_id_ok(&p.student) {
+        return Err(ClassError::StudentId);
     }
-    if !student_id_ok(&s.student) {
-        return refuse(
-            StatusCode::BAD_REQUEST,
-            "a student id is 8 to 64 letters, digits, - or _",
-        );
-    }
-    if let Err(wait) = l.per_student.take(&s.student, now) {
-        return too_many(
-            format!("over {STUDENT_PER_MINUTE} posts a minute from one student"),
-            wait,
-        );
-    }
-    let nickname = s.nickname.trim();
+    l.per_student
+        .take(&p.student, Instant::now())
+        .map_err(|wait| ClassError::StudentTooFast { wait })?;
+    let nickname = p.nickname.trim();
     if nickname.chars().count() > MAX_NICKNAME || nickname.chars().any(char::is_control) {
-        return refuse(
-            StatusCode::BAD_REQUEST,
-            format!("a nickname is at most {MAX_NICKNAME} characters, none of them controls"),
-        );
+        return Err(ClassError::Nickname);
     }
-    let mut d = match Digest::from_json(&s.digest.to_string()) {
-        Ok(d) => d,
-        Err(e) => return refuse(StatusCode::BAD_REQUEST, e),
-    };
-    d.from = shown_name(nickname, &s.student);
-    let text = match serde_json::to_string(&d) {
-        Ok(t) => t,
-        Err(e) => return failed(e),
-    };
-    match l.store.put(l.class.id, &s.student, nickname, &text).await {
-        Ok(Ok(row)) => (
-            StatusCode::CREATED,
-            axum::Json(serde_json::json!({ "stored": true, "name": d.from, "event": row.event })),
-        )
-            .into_response(),
-        Ok(Err(Refusal::Closed)) => {
-            refuse(StatusCode::FORBIDDEN, "the teacher has closed this class")
-        }
-        Ok(Err(Refusal::Full)) => too_many(
-            format!("the class holds {MAX_ROWS} runs, its most"),
-            Duration::from_secs(60),
-        ),
-        Err(e) => failed(e),
-    }
+    let mut digest = Digest::from_json(&p.digest.to_string()).map_err(ClassError::Digest)?;
+    digest.from = shown_name(nickname, &p.student);
+    Ok(Submission {
+        nickname: nickname.to_string(),
+        student: p.student,
+        digest,
+    })
 }
 
-/// Whether the request carries the teacher's key (`Authorization: Bearer KEY`), compared
-/// in constant time.
-fn teacher(l: &Lesson, headers: &HeaderMap) -> bool {
-    let given = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .unwrap_or("");
-    given.as_bytes().ct_eq(l.class.key.as_bytes()).unwrap_u8() == 1
+/// What a stored post answers.
+#[derive(Serialize)]
+struct Stored {
+    stored: bool,
+    name: String,
+    event: i64,
 }
 
-fn not_teacher() -> Response {
-    refuse(
-        StatusCode::FORBIDDEN,
-        "this needs the teacher's key (the teacher's URL carries it)",
-    )
+/// `POST /class/runs`: a student's run, stored durably before the answer.
+async fn submit<S: ClassStore>(
+    State(l): State<Arc<ClassState<S>>>,
+    _: AddressAllowed,
+    Post(p): Post<Posted>,
+) -> Result<impl IntoResponse, ClassError> {
+    let s = checked(&l, p)?;
+    let name = s.digest.from.clone();
+    match l.store.put(l.class.id, s).await? {
+        Ok(row) => Ok((
+            axum::http::StatusCode::CREATED,
+            Json(Stored {
+                stored: true,
+                name,
+                event: row.event,
+            }),
+        )),
+        Err(Refusal::Closed) => Err(ClassError::Closed),
+        Err(Refusal::Full) => Err(ClassError::Full),
+    }
 }
 
 /// A row as the teacher's view and the JSON export give it.
@@ -237,42 +163,53 @@ struct Shown<'a> {
     student: &'a str,
     nickname: &'a str,
     received_ms: i64,
-    digest: serde_json::Value,
+    digest: &'a Digest,
 }
 
 fn shown(r: &Row) -> Shown<'_> {
     Shown {
-        student: &r.student,
-        nickname: &r.nickname,
+        student: &r.submission.student,
+        nickname: &r.submission.nickname,
         received_ms: r.received_ms,
-        digest: serde_json::from_str(&r.digest).unwrap_or(serde_json::Value::Null),
+        digest: &r.submission.digest,
     }
 }
 
-/// One change as a Server-Sent Event.
-fn event(c: &Change) -> String {
-    let (kind, data) = match c {
-        Change::Put(r) => ("put", serde_json::to_string(&shown(r))),
-        Change::Removed { student, .. } => (
-            "remove",
-            serde_json::to_string(&serde_json::json!({ "student": student })),
-        ),
-        Change::Closed { .. } => ("close", Ok("{}".to_string())),
+/// One change as a Server-Sent Event, named by its kind, with its id.
+fn event(c: &Change) -> Event {
+    #[derive(Serialize)]
+    struct Removed<'a> {
+        student: &'a str,
+    }
+    let e = Event::default()
+        .id(c.event().to_string())
+        .event(c.kind().name());
+    let data = match c {
+        Change::Put(r) => e.json_data(shown(r)),
+        Change::Removed { student, .. } => e.json_data(Removed { student }),
+        Change::Closed { .. } => e.json_data(serde_json::json!({})),
     };
-    format!(
-        "id: {}\nevent: {kind}\ndata: {}\n\n",
-        c.event(),
-        data.unwrap_or_else(|_| "{}".into())
-    )
+    // Each is plain serde data; should one not write, the view still hears that it was.
+    data.unwrap_or_else(|_| Event::default().comment("a change that could not be written"))
+}
+
+/// Where the class stands: the first event of every stream.
+#[derive(Serialize)]
+struct Standing<'a> {
+    code: &'a str,
+    closed: bool,
+    most: u64,
+    join: &'a [String],
 }
 
 /// `GET /class/events`: the class as a stream: first where it stands (`class`: the code,
 /// whether closed), then every change after the `Last-Event-ID` the browser sends on
 /// reconnecting (all of them the first time), then each as it is committed.
-async fn events(State(l): State<Arc<Lesson>>, headers: HeaderMap) -> Response {
-    if !teacher(&l, &headers) {
-        return not_teacher();
-    }
+async fn events<S: ClassStore>(
+    State(l): State<Arc<ClassState<S>>>,
+    _: Teacher,
+    headers: HeaderMap,
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ClassError> {
     let after: i64 = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
@@ -280,193 +217,162 @@ async fn events(State(l): State<Arc<Lesson>>, headers: HeaderMap) -> Response {
         .unwrap_or(0);
     // Listening first, then reading: nothing committed in between is missed, and what
     // both hold is sent once (by its id).
-    let live = l.store.subscribe();
-    let past = match l.store.changes_since(l.class.id, after) {
-        Ok(p) => p,
-        Err(e) => return failed(e),
-    };
-    let closed = match l.store.closed(l.class.id) {
-        Ok(c) => c,
-        Err(e) => return failed(e),
-    };
+    let live = l.store.subscribe(l.class.id);
+    let past = l.store.changes_since(l.class.id, after).await?;
+    let closed = l.store.closed(l.class.id).await?;
     let last = past.last().map_or(after, Change::event);
-    let mut first = format!(
-        "retry: 1000\nevent: class\ndata: {}\n\n",
-        serde_json::json!({ "code": l.class.code, "closed": closed, "most": MAX_ROWS, "join": l.join })
-    );
-    for c in &past {
-        first.push_str(&event(c));
-    }
-    struct Live {
-        rx: tokio::sync::broadcast::Receiver<Change>,
-        last: i64,
-    }
-    let tail = futures_util::stream::unfold(Live { rx: live, last }, |mut s| async move {
-        loop {
-            match tokio::time::timeout(KEEP_ALIVE, s.rx.recv()).await {
-                Err(_) => return Some((Ok::<_, Infallible>(": still here\n\n".to_string()), s)),
-                Ok(Ok(c)) if c.event() <= s.last => continue,
-                Ok(Ok(c)) => {
-                    s.last = c.event();
-                    return Some((Ok(event(&c)), s));
-                }
-                // Fallen behind, or the server stopping: the stream ends, and the browser
-                // comes back with the last id it had.
-                Ok(Err(_)) => return None,
-            }
+    let standing = Event::default()
+        .event("class")
+        .retry(RECONNECT)
+        .json_data(Standing {
+            code: &l.class.code,
+            closed,
+            most: MAX_ROWS,
+            join: &l.join,
+        })
+        .map_err(|e| ClassError::Output(e.to_string()))?;
+    let head: Vec<Result<Event, Infallible>> = std::iter::once(standing)
+        .chain(past.iter().map(event))
+        .map(Ok)
+        .collect();
+    let tail = futures_util::stream::unfold((live, last), follow);
+    let stream = futures_util::StreamExt::chain(futures_util::stream::iter(head), tail);
+    Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(KEEP_ALIVE).text("still here")))
+}
+
+/// The next live change not already sent; none when the subscription ends (fallen behind,
+/// or the server stopping), and the browser comes back with the last id it had.
+async fn follow(
+    (mut live, mut last): (Subscription, i64),
+) -> Option<(Result<Event, Infallible>, (Subscription, i64))> {
+    loop {
+        let c = live.next().await.ok()?;
+        if c.event() > last {
+            last = c.event();
+            return Some((Ok(event(&c)), (live, last)));
         }
-    });
-    let head = futures_util::stream::once(async move { Ok::<_, Infallible>(first) });
-    let body = Body::from_stream(futures_util::StreamExt::chain(head, tail));
-    (
-        [
-            (header::CONTENT_TYPE, "text/event-stream; charset=utf-8"),
-            (header::CACHE_CONTROL, "no-store"),
-        ],
-        body,
-    )
-        .into_response()
+    }
 }
 
 /// Every row's digest, in the order they came.
-fn digests(l: &Lesson) -> Result<Vec<Digest>, super::store::StoreError> {
-    let rows = l.store.rows(l.class.id)?;
-    Ok(rows
-        .iter()
-        .filter_map(|r| serde_json::from_str(&r.digest).ok())
-        .collect())
+async fn digests<S: ClassStore>(l: &ClassState<S>) -> Result<Vec<Digest>, ClassError> {
+    let rows = l.store.rows(l.class.id).await?;
+    Ok(rows.into_iter().map(|r| r.submission.digest).collect())
 }
 
-/// `GET /class/rows.json`: the class and every run, as stored.
-async fn rows_json(State(l): State<Arc<Lesson>>, headers: HeaderMap) -> Response {
-    if !teacher(&l, &headers) {
-        return not_teacher();
-    }
-    let rows = match l.store.rows(l.class.id) {
-        Ok(r) => r,
-        Err(e) => return failed(e),
-    };
-    let closed = l.store.closed(l.class.id).unwrap_or(false);
-    let all: Vec<Shown> = rows.iter().map(shown).collect();
-    let disposition = format!(
-        "attachment; filename=\"ticklab-class-{}.json\"",
-        l.class.code
-    );
+/// A download's name.
+fn attachment(code: &str, ext: &str) -> (header::HeaderName, String) {
     (
-        [(header::CONTENT_DISPOSITION, disposition)],
-        axum::Json(serde_json::json!({ "code": l.class.code, "closed": closed, "rows": all })),
+        header::CONTENT_DISPOSITION,
+        format!("attachment; filename=\"ticklab-class-{code}.{ext}\""),
     )
-        .into_response()
 }
 
-/// `GET /class/rows.csv`: the Compare matrix of the class's runs, one row per clock and
-/// student.
-async fn rows_csv(State(l): State<Arc<Lesson>>, headers: HeaderMap) -> Response {
-    if !teacher(&l, &headers) {
-        return not_teacher();
+/// `GET /class/rows.json`: the class and every row, as stored.
+async fn rows_json<S: ClassStore>(
+    State(l): State<Arc<ClassState<S>>>,
+    _: Teacher,
+) -> Result<impl IntoResponse, ClassError> {
+    #[derive(Serialize)]
+    struct All<'a> {
+        code: &'a str,
+        closed: bool,
+        rows: Vec<Shown<'a>>,
     }
-    let all = match digests(&l) {
-        Ok(d) => d,
-        Err(e) => return failed(e),
+    let rows = l.store.rows(l.class.id).await?;
+    let closed = l.store.closed(l.class.id).await?;
+    let all = All {
+        code: &l.class.code,
+        closed,
+        rows: rows.iter().map(shown).collect(),
     };
+    Ok(([attachment(&l.class.code, "json")], Json(all)).into_response())
+}
+
+/// `GET /class/rows.csv`: the Compare matrix of the class's rows, one row per clock and
+/// student.
+async fn rows_csv<S: ClassStore>(
+    State(l): State<Arc<ClassState<S>>>,
+    _: Teacher,
+) -> Result<impl IntoResponse, ClassError> {
+    let all = digests(&l).await?;
     let refs: Vec<&Digest> = all.iter().collect();
     let csv = digest::matrix_csv(&digest::matrix(&refs, digest::Column::Tick, false));
-    let disposition = format!(
-        "attachment; filename=\"ticklab-class-{}.csv\"",
-        l.class.code
-    );
-    (
+    Ok((
         [
             (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),
-            (header::CONTENT_DISPOSITION, disposition),
+            attachment(&l.class.code, "csv"),
         ],
         csv,
-    )
-        .into_response()
+    ))
 }
 
 /// `GET /class/plot.svg`: the class's performance.now ticks by engine and isolation.
-async fn plot_svg(State(l): State<Arc<Lesson>>, headers: HeaderMap) -> Response {
-    if !teacher(&l, &headers) {
-        return not_teacher();
-    }
-    let all = match digests(&l) {
-        Ok(d) => d,
-        Err(e) => return failed(e),
-    };
+async fn plot_svg<S: ClassStore>(
+    State(l): State<Arc<ClassState<S>>>,
+    _: Teacher,
+) -> Result<impl IntoResponse, ClassError> {
+    use plotters::prelude::*;
+    let all = digests(&l).await?;
     let refs: Vec<&Digest> = all.iter().collect();
     let groups = digest::ticks_by_engine(&refs, PLOTTED);
     let mut svg = String::new();
     {
-        use plotters::prelude::*;
         let area = SVGBackend::with_string(&mut svg, (1200, 520)).into_drawing_area();
-        if let Err(e) = ticklab_plot::class_ticks(&area, PLOTTED, &groups) {
-            return failed(e);
-        }
-        if let Err(e) = area.present() {
-            return failed(format!("{e:?}"));
-        }
+        ticklab_plot::class_ticks(&area, PLOTTED, &groups)
+            .map_err(|e| ClassError::Output(e.to_string()))?;
+        area.present()
+            .map_err(|e| ClassError::Output(format!("{e:?}")))?;
     }
-    ([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response()
+    Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg))
 }
 
 /// `GET /class/join.svg`: the first join URL's QR code, for the projector.
-async fn join_svg(State(l): State<Arc<Lesson>>, headers: HeaderMap) -> Response {
-    if !teacher(&l, &headers) {
-        return not_teacher();
-    }
-    let Some(url) = l.join.first() else {
-        return refuse(StatusCode::NOT_FOUND, "no address students can reach");
-    };
-    match qrcode::QrCode::new(url.as_bytes()) {
-        Ok(code) => {
-            let svg = code
-                .render::<qrcode::render::svg::Color>()
-                .min_dimensions(320, 320)
-                .build();
-            ([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response()
-        }
-        Err(e) => failed(e),
-    }
+async fn join_svg<S: ClassStore>(
+    State(l): State<Arc<ClassState<S>>>,
+    _: Teacher,
+) -> Result<impl IntoResponse, ClassError> {
+    let url = l.join.first().ok_or(ClassError::NoJoinAddress)?;
+    let code =
+        qrcode::QrCode::new(url.as_bytes()).map_err(|e| ClassError::Output(e.to_string()))?;
+    let svg = code
+        .render::<qrcode::render::svg::Color>()
+        .min_dimensions(320, 320)
+        .build();
+    Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg))
 }
 
 /// `POST /class/close`: no more runs.
-async fn close(State(l): State<Arc<Lesson>>, headers: HeaderMap) -> Response {
-    if !teacher(&l, &headers) {
-        return not_teacher();
-    }
-    match l.store.close(l.class.id).await {
-        Ok(event) => {
-            axum::Json(serde_json::json!({ "closed": true, "event": event })).into_response()
-        }
-        Err(e) => failed(e),
-    }
+async fn close<S: ClassStore>(
+    State(l): State<Arc<ClassState<S>>>,
+    _: Teacher,
+) -> Result<impl IntoResponse, ClassError> {
+    let event = l.store.close(l.class.id).await?;
+    Ok(Json(serde_json::json!({ "closed": true, "event": event })))
+}
+
+/// A teacher's removal, as sent.
+#[derive(Deserialize)]
+struct Removal {
+    student: String,
+}
+
+impl Named for Removal {
+    const WHAT: &'static str = "a removal";
 }
 
 /// `POST /class/remove` with `{"student": ID}`: that student's row goes.
-async fn remove(
-    State(l): State<Arc<Lesson>>,
-    headers: HeaderMap,
-    body: axum::body::Bytes,
-) -> Response {
-    if !teacher(&l, &headers) {
-        return not_teacher();
-    }
-    #[derive(Deserialize)]
-    struct Which {
-        student: String,
-    }
-    let w: Which = match serde_json::from_slice(&body) {
-        Ok(w) => w,
-        Err(e) => return refuse(StatusCode::BAD_REQUEST, format!("not a removal: {e}")),
-    };
-    match l.store.remove(l.class.id, &w.student).await {
-        Ok(Some(event)) => {
-            axum::Json(serde_json::json!({ "removed": true, "event": event })).into_response()
-        }
-        Ok(None) => refuse(StatusCode::NOT_FOUND, "no row of that student"),
-        Err(e) => failed(e),
-    }
+async fn remove<S: ClassStore>(
+    State(l): State<Arc<ClassState<S>>>,
+    _: Teacher,
+    Post(w): Post<Removal>,
+) -> Result<impl IntoResponse, ClassError> {
+    let event = l
+        .store
+        .remove(l.class.id, &w.student)
+        .await?
+        .ok_or(ClassError::NoSuchRow)?;
+    Ok(Json(serde_json::json!({ "removed": true, "event": event })))
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{Request, State};
+use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{header, HeaderName, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -127,10 +127,6 @@ impl Site {
         }
     }
 }
-
-/// A connection's peer, put into each of its requests (a class limits posts per address).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Peer(pub SocketAddr);
 
 /// Refuses methods other than GET and HEAD, and paths that leave the root (`..` in any
 /// encoding, absolute or drive paths, backslashes, symlinks pointing outside) or name a
@@ -432,7 +428,8 @@ pub(crate) async fn run(listener: tokio::net::TcpListener, app: Router, cap: usi
         };
         let app = app.clone();
         let service = hyper::service::service_fn(move |mut req: Request<hyper::body::Incoming>| {
-            req.extensions_mut().insert(Peer(peer));
+            // What axum's `ConnectInfo` reads (a class limits posts per address).
+            req.extensions_mut().insert(ConnectInfo(peer));
             tower::ServiceExt::oneshot(app.clone(), req)
         });
         let conn = http.serve_connection(hyper_util::rt::TokioIo::new(stream), service);

@@ -1,0 +1,98 @@
+//! What a class's routes take from a request before they run, as axum extractors: the
+//! teacher's key, the sender's share of posts, and a JSON body within the route's limit.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::body::Bytes;
+use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use axum::http::{header, StatusCode};
+use serde::de::DeserializeOwned;
+use subtle::ConstantTimeEq;
+
+use super::refusal::ClassError;
+use super::routes::ClassState;
+use super::store::ClassStore;
+
+/// The request carries the teacher's key (`Authorization: Bearer KEY`), compared in
+/// constant time.
+pub struct Teacher;
+
+impl<S: ClassStore> FromRequestParts<Arc<ClassState<S>>> for Teacher {
+    type Rejection = ClassError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &Arc<ClassState<S>>,
+    ) -> Result<Self, ClassError> {
+        let given = parts
+            .headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .unwrap_or("");
+        if given.as_bytes().ct_eq(state.class.key.as_bytes()).into() {
+            Ok(Teacher)
+        } else {
+            Err(ClassError::NotTeacher)
+        }
+    }
+}
+
+/// The post's address is within its share of posts a minute (counted before the body is
+/// read, so a flood costs the server no more than its heads).
+pub struct AddressAllowed;
+
+impl<S: ClassStore> FromRequestParts<Arc<ClassState<S>>> for AddressAllowed {
+    type Rejection = ClassError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &Arc<ClassState<S>>,
+    ) -> Result<Self, ClassError> {
+        let ConnectInfo(peer) = ConnectInfo::<SocketAddr>::from_request_parts(parts, state)
+            .await
+            .map_err(|_| ClassError::NoPeer)?;
+        state
+            .per_address
+            .take(&peer.ip(), Instant::now())
+            .map_err(|wait| ClassError::AddressTooFast { wait })?;
+        Ok(AddressAllowed)
+    }
+}
+
+/// What a body is called when it is refused: "not a class post: ...".
+pub trait Named {
+    /// "a class post", "a removal".
+    const WHAT: &'static str;
+}
+
+/// A JSON body of `T` within the route's `DefaultBodyLimit` (413 past it), refused with
+/// serde's reason otherwise. Any content type is read as JSON: the page's posts say
+/// theirs, and a missing one is no reason to refuse a body that reads.
+pub struct Post<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned + Named> FromRequest<S> for Post<T> {
+    type Rejection = ClassError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ClassError> {
+        let bytes = Bytes::from_request(req, state).await.map_err(|r| {
+            if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                ClassError::TooLarge
+            } else {
+                ClassError::Malformed {
+                    what: T::WHAT,
+                    why: r.body_text(),
+                }
+            }
+        })?;
+        serde_json::from_slice(&bytes)
+            .map(Post)
+            .map_err(|e| ClassError::Malformed {
+                what: T::WHAT,
+                why: e.to_string(),
+            })
+    }
+}

@@ -1,0 +1,72 @@
+//! The class's routes, named once: the router serves these, and a test holds the pages'
+//! scripts (class.js, teacher.js) to them.
+
+/// `POST`: a student's run.
+pub const RUNS: &str = "/class/runs";
+/// `GET`: the teacher's live view, as Server-Sent Events.
+pub const EVENTS: &str = "/class/events";
+/// `GET`: the class and every row, as JSON.
+pub const ROWS_JSON: &str = "/class/rows.json";
+/// `GET`: the Compare matrix of the class's rows, as CSV.
+pub const ROWS_CSV: &str = "/class/rows.csv";
+/// `GET`: the class's performance.now ticks by engine, as SVG.
+pub const PLOT_SVG: &str = "/class/plot.svg";
+/// `GET`: the join URL's QR code, as SVG.
+pub const JOIN_SVG: &str = "/class/join.svg";
+/// `POST`: no more runs.
+pub const CLOSE: &str = "/class/close";
+/// `POST` `{"student": ID}`: that student's row goes.
+pub const REMOVE: &str = "/class/remove";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every route of a class (the router serves each: tests/class.rs asks for them all).
+    const ALL: [&str; 8] = [
+        RUNS, EVENTS, ROWS_JSON, ROWS_CSV, PLOT_SVG, JOIN_SVG, CLOSE, REMOVE,
+    ];
+
+    /// The paths a script spells: every string literal that starts `class/` (the pages ask
+    /// relative to where they were served).
+    fn spelled(script: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for quote in ['"', '\'', '`'] {
+            for piece in script.split(quote).skip(1).step_by(2) {
+                if piece.starts_with("class/") {
+                    out.push(format!("/{piece}"));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_pages_ask_only_for_routes_the_router_has() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut asked = Vec::new();
+        for file in ["www/class.js", "www/teacher.js"] {
+            let text = std::fs::read_to_string(root.join(file)).unwrap();
+            let found = spelled(&text);
+            assert!(!found.is_empty(), "{file} asks for no class route");
+            for path in found {
+                assert!(
+                    ALL.contains(&path.as_str()),
+                    "{file} asks for {path}, which no route serves"
+                );
+                asked.push(path);
+            }
+        }
+        // The runs, the live view, the export, the plot, the QR code, close and remove.
+        for used in [RUNS, EVENTS, CLOSE, REMOVE] {
+            assert!(asked.iter().any(|p| p == used), "no page asks for {used}");
+        }
+    }
+
+    #[test]
+    fn a_misspelt_path_is_caught() {
+        let found = spelled(r#"call("class/event", {}); fetch('class/runs')"#);
+        assert_eq!(found, ["/class/event", "/class/runs"]);
+        assert!(!ALL.contains(&found[0].as_str()));
+    }
+}

@@ -1,0 +1,125 @@
+//! Every way a class's route says no, as one error that is its own response: the status,
+//! the reason in words as `{"error": ...}`, and `Retry-After` when waiting helps.
+
+use std::time::Duration;
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+
+use super::limits::{ADDRESS_PER_MINUTE, MAX_NICKNAME, MAX_POST, MAX_ROWS, STUDENT_PER_MINUTE};
+use super::store::StoreError;
+
+/// Why a request of a class was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ClassError {
+    /// A body over [`MAX_POST`].
+    #[error("a run is at most {} KB", MAX_POST / 1024)]
+    TooLarge,
+    /// A body that is not what the route takes.
+    #[error("not {what}: {why}")]
+    Malformed { what: &'static str, why: String },
+    /// A join code no class here has.
+    #[error("no class has this code here")]
+    WrongCode,
+    /// A student id no browser of the page makes.
+    #[error("a student id is 8 to 64 letters, digits, - or _")]
+    StudentId,
+    /// A nickname too long, or with control characters.
+    #[error("a nickname is at most {MAX_NICKNAME} characters, none of them controls")]
+    Nickname,
+    /// A digest the core's reader refused, and why.
+    #[error("{0}")]
+    Digest(String),
+    /// A teacher's route without the teacher's key.
+    #[error("this needs the teacher's key (the teacher's URL carries it)")]
+    NotTeacher,
+    /// The teacher closed the class.
+    #[error("the teacher has closed this class")]
+    Closed,
+    /// An address over its share of posts.
+    #[error("over {ADDRESS_PER_MINUTE} posts a minute from this address")]
+    AddressTooFast { wait: Duration },
+    /// A student over their share of posts.
+    #[error("over {STUDENT_PER_MINUTE} posts a minute from one student")]
+    StudentTooFast { wait: Duration },
+    /// A class that holds its most rows.
+    #[error("the class holds {MAX_ROWS} runs, its most")]
+    Full,
+    /// A removal of a row that is not there.
+    #[error("no row of that student")]
+    NoSuchRow,
+    /// A QR code asked for where no address reaches this machine.
+    #[error("no address students can reach")]
+    NoJoinAddress,
+    /// The store failed: the teacher's terminal hears why.
+    #[error("the class's database failed; the teacher's terminal says why")]
+    Store(#[from] StoreError),
+    /// The server put no peer address into the request (a server without
+    /// `ConnectInfo`).
+    #[error("the server did not say where the post came from")]
+    NoPeer,
+    /// A picture or an answer could not be made.
+    #[error("the answer could not be made: {0}")]
+    Output(String),
+}
+
+impl ClassError {
+    /// The status the refusal is sent with.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ClassError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ClassError::Malformed { .. }
+            | ClassError::StudentId
+            | ClassError::Nickname
+            | ClassError::Digest(_) => StatusCode::BAD_REQUEST,
+            ClassError::WrongCode | ClassError::NotTeacher | ClassError::Closed => {
+                StatusCode::FORBIDDEN
+            }
+            ClassError::AddressTooFast { .. }
+            | ClassError::StudentTooFast { .. }
+            | ClassError::Full => StatusCode::TOO_MANY_REQUESTS,
+            ClassError::NoSuchRow | ClassError::NoJoinAddress => StatusCode::NOT_FOUND,
+            ClassError::Store(_) | ClassError::NoPeer | ClassError::Output(_) => {
+                StatusCode::INTERNAL_SERVER_ERROR
+            }
+        }
+    }
+
+    /// How long to wait before asking again, when waiting helps.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            ClassError::AddressTooFast { wait } | ClassError::StudentTooFast { wait } => {
+                Some(*wait)
+            }
+            ClassError::Full => Some(Duration::from_secs(60)),
+            _ => None,
+        }
+    }
+}
+
+impl IntoResponse for ClassError {
+    fn into_response(self) -> Response {
+        #[derive(Serialize)]
+        struct Refused {
+            error: String,
+        }
+        if let ClassError::Store(e) = &self {
+            // The teacher's terminal hears of it; the answer says nothing of the file.
+            eprintln!("ticklab class: {e}");
+        }
+        let mut r = (
+            self.status(),
+            axum::Json(Refused {
+                error: self.to_string(),
+            }),
+        )
+            .into_response();
+        if let Some(wait) = self.retry_after() {
+            let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
+            r.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
+        r
+    }
+}

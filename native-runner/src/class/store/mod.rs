@@ -1,0 +1,353 @@
+//! Where a class is kept, behind one trait: create or go on with a class, add or replace a
+//! student's submission durably, list the rows, the changes after an event id, follow them
+//! live, close, remove. No HTTP here; typed values in and out. The SQLite file of `ticklab
+//! class` is [`sqlite::SqliteStore`]; every store passes the same suite ([`suite`]).
+
+pub mod sqlite;
+
+use std::future::Future;
+
+use ticklab::digest::Digest;
+
+/// The schema's version each store keeps; a database of a later version is refused.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// A class: its join code, the teacher's key, and whether it takes submissions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Class {
+    /// Its number in the store.
+    pub id: i64,
+    /// What students type to join.
+    pub code: String,
+    /// The teacher's key.
+    pub key: String,
+    /// Whether it was closed to new submissions.
+    pub closed: bool,
+}
+
+/// A student's run as the class takes it: checked, named, its digest read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Submission {
+    /// The student's random id, kept by their browser.
+    pub student: String,
+    /// The name they gave, perhaps none.
+    pub nickname: String,
+    /// What their run measured.
+    pub digest: Digest,
+}
+
+/// One student's submission as stored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// What was sent.
+    pub submission: Submission,
+    /// When it arrived, ms since the epoch.
+    pub received_ms: i64,
+    /// The event that put it there.
+    pub event: i64,
+}
+
+/// What an event did to a class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    /// A submission arrived or replaced the student's earlier one.
+    Put,
+    /// The teacher removed a student's row.
+    Remove,
+    /// The teacher closed the class.
+    Close,
+}
+
+impl EventKind {
+    /// Every kind.
+    pub const ALL: [EventKind; 3] = [EventKind::Put, EventKind::Remove, EventKind::Close];
+
+    /// Its name, in the database and in the live view's stream.
+    pub fn name(self) -> &'static str {
+        match self {
+            EventKind::Put => "put",
+            EventKind::Remove => "remove",
+            EventKind::Close => "close",
+        }
+    }
+
+    /// The kind named `name`.
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+/// What happened to a class, in order: the live view's stream.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Change {
+    /// A submission arrived or replaced the student's earlier one.
+    Put(Row),
+    /// The teacher removed a student's row.
+    Removed { student: String, event: i64 },
+    /// The teacher closed the class to new submissions.
+    Closed { event: i64 },
+}
+
+impl Change {
+    /// Its event id.
+    pub fn event(&self) -> i64 {
+        match self {
+            Change::Put(r) => r.event,
+            Change::Removed { event, .. } | Change::Closed { event } => *event,
+        }
+    }
+
+    /// What kind of event it is.
+    pub fn kind(&self) -> EventKind {
+        match self {
+            Change::Put(_) => EventKind::Put,
+            Change::Removed { .. } => EventKind::Remove,
+            Change::Closed { .. } => EventKind::Close,
+        }
+    }
+}
+
+/// Why a submission was not stored.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// The class no longer takes submissions.
+    Closed,
+    /// The class holds its most rows already and this student has none.
+    Full,
+}
+
+/// What went wrong with a store, in words for the teacher's terminal.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// SQLite said no.
+    #[error("{place}: {source}")]
+    Sqlite {
+        place: String,
+        source: rusqlite::Error,
+    },
+    /// The file cannot be opened, or is no database.
+    #[error("{place}: {source}; give --db a class database, or a new file's name")]
+    NotAStore {
+        place: String,
+        source: rusqlite::Error,
+    },
+    /// A database of a schema this ticklab does not know.
+    #[error(
+        "{place}: the class database is of schema {found}; this ticklab reads up to \
+         {SCHEMA_VERSION} (a newer ticklab wrote it): install that ticklab, or give another \
+         --db"
+    )]
+    Newer { place: String, found: i64 },
+    /// A batch of writes failed together (none of it was kept).
+    #[error("{place}: {reason}")]
+    Write { place: String, reason: String },
+    /// Something stored that this ticklab cannot have written.
+    #[error("{place}: {what}")]
+    Corrupt { place: String, what: String },
+    /// The store's writer could not be started.
+    #[error("cannot start the class database's writer: {0}")]
+    Thread(std::io::Error),
+    /// The store's writer is gone (the server is stopping).
+    #[error("the class database is closed")]
+    Closed,
+}
+
+/// The live changes of one class, from when it was subscribed.
+pub struct Subscription {
+    class: i64,
+    rx: tokio::sync::broadcast::Receiver<(i64, Change)>,
+}
+
+/// Why a subscription ended: it fell behind (the changes it missed are in the store), or
+/// the store is closing.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Ended;
+
+impl Subscription {
+    /// Follows `rx`'s changes of class `class`.
+    pub fn new(class: i64, rx: tokio::sync::broadcast::Receiver<(i64, Change)>) -> Self {
+        Self { class, rx }
+    }
+
+    /// The next change of the class.
+    pub async fn next(&mut self) -> Result<Change, Ended> {
+        loop {
+            match self.rx.recv().await {
+                Ok((class, change)) if class == self.class => return Ok(change),
+                Ok(_) => continue,
+                Err(_) => return Err(Ended),
+            }
+        }
+    }
+}
+
+/// Where classes are kept. A submission, a removal or a close is answered only once it is
+/// durable, and then told to the class's subscribers; reads see every answered write.
+pub trait ClassStore: Clone + Send + Sync + 'static {
+    /// The class that goes on (the latest), or a new one with `code` and `key` when there
+    /// is none or `fresh` asks for another.
+    fn open_class(
+        &self,
+        fresh: bool,
+        code: &str,
+        key: &str,
+    ) -> impl Future<Output = Result<Class, StoreError>> + Send;
+
+    /// Stores `s` (replacing the student's earlier one), or says why not.
+    fn put(
+        &self,
+        class: i64,
+        s: Submission,
+    ) -> impl Future<Output = Result<Result<Row, Refusal>, StoreError>> + Send;
+
+    /// Removes `student`'s row; the event's id, or none when there was no such row.
+    fn remove(
+        &self,
+        class: i64,
+        student: &str,
+    ) -> impl Future<Output = Result<Option<i64>, StoreError>> + Send;
+
+    /// Closes the class to new submissions; the event's id.
+    fn close(&self, class: i64) -> impl Future<Output = Result<i64, StoreError>> + Send;
+
+    /// Whether the class is closed.
+    fn closed(&self, class: i64) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
+    /// Every row of the class, in the order they were last put.
+    fn rows(&self, class: i64) -> impl Future<Output = Result<Vec<Row>, StoreError>> + Send;
+
+    /// What happened after event `after`, in order, as it stands now (a submission put and
+    /// later replaced is said once, as it is).
+    fn changes_since(
+        &self,
+        class: i64,
+        after: i64,
+    ) -> impl Future<Output = Result<Vec<Change>, StoreError>> + Send;
+
+    /// The class's live changes, from now on.
+    fn subscribe(&self, class: i64) -> Subscription;
+}
+
+/// The suite every store passes, over a fresh store that `open` makes (and makes again on
+/// the same database when called twice with the same `n`).
+#[cfg(test)]
+pub mod suite {
+    use super::*;
+    use crate::class::limits::MAX_ROWS;
+
+    /// A digest a student could send, told apart by `mark`.
+    pub fn digest(mark: &str) -> Digest {
+        Digest {
+            from: mark.into(),
+            place: "browser".into(),
+            who: ticklab::digest::Who {
+                browser: "Chromium 156".into(),
+                os: "Linux".into(),
+                isolation: "isolated".into(),
+                cpu: "2 CPUs".into(),
+            },
+            clocks: vec![],
+        }
+    }
+
+    fn sub(student: &str, mark: &str) -> Submission {
+        Submission {
+            student: student.into(),
+            nickname: String::new(),
+            digest: digest(mark),
+        }
+    }
+
+    fn drain(live: &mut Subscription) -> Vec<i64> {
+        let mut seen = Vec::new();
+        while let Ok((class, c)) = live.rx.try_recv() {
+            if class == live.class {
+                seen.push(c.event());
+            }
+        }
+        seen
+    }
+
+    /// Puts, replaces, removes and closes, told in order live and caught up after; goes
+    /// on where it was when opened again.
+    pub async fn submissions_are_put_replaced_removed_and_told_in_order<S: ClassStore>(
+        open: impl Fn() -> S,
+    ) {
+        let store = open();
+        let class = store.open_class(false, "ABCDEF", "k").await.unwrap();
+        let other = store.open_class(true, "OTHERS", "k9").await.unwrap();
+        let mut live = store.subscribe(class.id);
+        let a = store
+            .put(class.id, sub("ann", "a1"))
+            .await
+            .unwrap()
+            .unwrap();
+        let b = store
+            .put(class.id, sub("bob", "b1"))
+            .await
+            .unwrap()
+            .unwrap();
+        store
+            .put(other.id, sub("zed", "z1"))
+            .await
+            .unwrap()
+            .unwrap();
+        let a2 = store
+            .put(class.id, sub("ann", "a2"))
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(a.event < b.event && b.event < a2.event);
+        assert!(store.remove(class.id, "bob").await.unwrap().is_some());
+        assert_eq!(store.remove(class.id, "nobody").await.unwrap(), None);
+        let closed = store.close(class.id).await.unwrap();
+        assert_eq!(
+            store.put(class.id, sub("cat", "c1")).await.unwrap(),
+            Err(Refusal::Closed)
+        );
+        // Live: every change of this class (not the other's), in order, once committed.
+        let seen = drain(&mut live);
+        assert_eq!(seen.len(), 5, "{seen:?}");
+        assert!(seen.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(*seen.last().unwrap(), closed);
+        let rows = store.rows(class.id).await.unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].submission.digest, digest("a2"));
+        assert!(store.closed(class.id).await.unwrap());
+        assert!(!store.closed(other.id).await.unwrap());
+        // Caught up from the start: ann once, as she is now; bob's put gone with him, his
+        // removal said; the close.
+        let all = store.changes_since(class.id, 0).await.unwrap();
+        let kinds: Vec<EventKind> = all.iter().map(Change::kind).collect();
+        assert_eq!(kinds, [EventKind::Put, EventKind::Remove, EventKind::Close]);
+        let after = all[0].event();
+        assert_eq!(store.changes_since(class.id, after).await.unwrap().len(), 2);
+        // Opened again on the same database: the latest class goes on, its row kept.
+        drop(store);
+        let again = open();
+        let same = again.open_class(false, "OTHER1", "k2").await.unwrap();
+        assert_eq!((same.id, same.code.as_str()), (other.id, "OTHERS"));
+        assert_eq!(again.rows(class.id).await.unwrap().len(), 1);
+        let fresh = again.open_class(true, "NEWONE", "k3").await.unwrap();
+        assert!(fresh.id != class.id && fresh.id != other.id);
+        assert!(again.rows(fresh.id).await.unwrap().is_empty());
+    }
+
+    /// A full class takes no new student but lets one of its students send again.
+    pub async fn a_full_class_takes_no_new_student_but_lets_one_resend<S: ClassStore>(store: S) {
+        let class = store.open_class(false, "ABCDEF", "k").await.unwrap();
+        let puts = (0..MAX_ROWS).map(|i| {
+            let store = store.clone();
+            async move { store.put(class.id, sub(&format!("s{i}"), "x")).await }
+        });
+        for r in futures_util::future::join_all(puts).await {
+            assert!(r.unwrap().is_ok());
+        }
+        assert_eq!(
+            store.put(class.id, sub("late", "x")).await.unwrap(),
+            Err(Refusal::Full)
+        );
+        assert!(store.put(class.id, sub("s7", "y")).await.unwrap().is_ok());
+        assert_eq!(store.rows(class.id).await.unwrap().len(), MAX_ROWS as usize);
+    }
+}
