@@ -7,9 +7,58 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use fantoccini::error::{CmdError, NewSessionError};
+use fantoccini::wd::WebDriverCompatibleCommand;
 use fantoccini::ClientBuilder;
 pub use fantoccini::{Client, Locator};
 use serde_json::json;
+
+/// What went wrong in reaching a browser.
+#[derive(Debug, thiserror::Error)]
+pub enum DriverError {
+    /// This machine lacks what the engine needs (a program, a display server).
+    #[error("{0}")]
+    Missing(String),
+    /// A program could not be started.
+    #[error("cannot start {program}: {source}")]
+    Start {
+        program: String,
+        source: std::io::Error,
+    },
+    /// No port could be had.
+    #[error("no free port: {0}")]
+    Port(std::io::Error),
+    /// The virtual display did not come up.
+    #[error("{0}")]
+    Display(String),
+    /// The WebDriver server opened no session.
+    #[error("no WebDriver session on port {port}: {source}")]
+    Session { port: u16, source: NewSessionError },
+    /// A command of the session failed.
+    #[error("{what}: {source}")]
+    Command { what: String, source: CmdError },
+    /// The caller stopped the wait (Ctrl-C).
+    #[error("stopped while the page was '{state}'")]
+    Stopped { state: String },
+    /// The page did not end its run in time.
+    #[error("the page was still '{state}' after {secs} s")]
+    Timeout { state: String, secs: u64 },
+}
+
+impl DriverError {
+    /// A failed command, said as what it was for.
+    pub fn command(what: impl Into<String>) -> impl FnOnce(CmdError) -> DriverError {
+        let what = what.into();
+        move |source| DriverError::Command { what, source }
+    }
+}
+
+/// Code that reports failures in words takes a driver's error as its words.
+impl From<DriverError> for String {
+    fn from(e: DriverError) -> String {
+        e.to_string()
+    }
+}
 
 /// Chromium's flags for a headless run as any user, root included, on a closed network.
 pub const CHROMIUM_ARGS: [&str; 9] = [
@@ -73,17 +122,16 @@ fn display_free(n: u32) -> bool {
 }
 
 /// A port nothing listens on just now.
-pub fn free_port() -> Result<u16, String> {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
-    l.local_addr().map(|a| a.port()).map_err(|e| e.to_string())
+pub fn free_port() -> Result<u16, DriverError> {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(DriverError::Port)?;
+    l.local_addr().map(|a| a.port()).map_err(DriverError::Port)
 }
 
 /// Connects to a WebDriver server that may still be starting.
-pub async fn connect(port: u16, caps: serde_json::Value) -> Result<Client, String> {
-    let caps = match caps {
-        serde_json::Value::Object(m) => m,
-        _ => return Err("capabilities must be an object".into()),
-    };
+pub async fn connect(
+    port: u16,
+    caps: serde_json::Map<String, serde_json::Value>,
+) -> Result<Client, DriverError> {
     let started = Instant::now();
     loop {
         let c = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
@@ -92,31 +140,44 @@ pub async fn connect(port: u16, caps: serde_json::Value) -> Result<Client, Strin
             .await;
         match c {
             Ok(c) => return Ok(c),
-            Err(e) if started.elapsed() > Duration::from_secs(30) => {
-                return Err(format!("no WebDriver session on port {port}: {e}"))
+            Err(source) if started.elapsed() > Duration::from_secs(30) => {
+                return Err(DriverError::Session { port, source })
             }
             Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
         }
     }
 }
 
-/// Waits, up to `limit`, for the page's `data-state` to leave "loading" and "running".
-pub async fn wait_done(c: &Client, limit: Duration) -> Result<String, String> {
+/// Waits, up to `limit`, for the page's `data-state` to leave "loading" and "running";
+/// the state it reached.
+pub async fn wait_done(c: &Client, limit: Duration) -> Result<String, DriverError> {
+    wait_done_or(c, limit, || false).await
+}
+
+/// [`wait_done`], ended early when `stop` says so.
+pub async fn wait_done_or(
+    c: &Client,
+    limit: Duration,
+    stop: impl Fn() -> bool,
+) -> Result<String, DriverError> {
     let started = Instant::now();
     loop {
         let v = c
             .execute("return document.body.dataset.state", vec![])
             .await
-            .map_err(|e| format!("reading the page's state: {e}"))?;
-        let s = v.as_str().unwrap_or("").to_string();
-        if !matches!(s.as_str(), "" | "loading" | "ready" | "running") {
-            return Ok(s);
+            .map_err(DriverError::command("reading the page's state"))?;
+        let state = v.as_str().unwrap_or("").to_string();
+        if !matches!(state.as_str(), "" | "loading" | "ready" | "running") {
+            return Ok(state);
+        }
+        if stop() {
+            return Err(DriverError::Stopped { state });
         }
         if started.elapsed() > limit {
-            return Err(format!(
-                "the page was still '{s}' after {} s",
-                limit.as_secs()
-            ));
+            return Err(DriverError::Timeout {
+                state,
+                secs: limit.as_secs(),
+            });
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
@@ -214,9 +275,9 @@ impl Browser {
 
     /// The engine's WebDriver server when this machine has all the engine needs, or what
     /// it lacks.
-    pub fn find(self) -> Result<PathBuf, String> {
+    pub fn find(self) -> Result<PathBuf, DriverError> {
         let driver = which(self.driver_program())
-            .ok_or_else(|| format!("no {} on PATH", self.driver_program()))?;
+            .ok_or_else(|| DriverError::Missing(format!("no {} on PATH", self.driver_program())))?;
         let lacking = match self {
             Browser::Chromium => CHROMIUM_BINARIES
                 .iter()
@@ -234,7 +295,7 @@ impl Browser {
             Browser::Edge | Browser::Safari => None,
         };
         match lacking {
-            Some(why) => Err(why),
+            Some(why) => Err(DriverError::Missing(why)),
             None => Ok(driver),
         }
     }
@@ -262,10 +323,11 @@ pub fn minibrowser() -> Option<PathBuf> {
 
 /// Starts an X server on a display nobody uses, for a browser that needs one; returns it
 /// with its name (":93"). It is ready when its socket exists (within 10 s).
-fn virtual_display(size: (u32, u32)) -> Result<(Guard, String), String> {
-    let xvfb = which("Xvfb").ok_or("no Xvfb on PATH (apt-get install xvfb)")?;
+fn virtual_display(size: (u32, u32)) -> Result<(Guard, String), DriverError> {
+    let xvfb = which("Xvfb")
+        .ok_or_else(|| DriverError::Missing("no Xvfb on PATH (apt-get install xvfb)".into()))?;
     let free = (90..400).find(|&n| display_free(n));
-    let n = free.ok_or("no free X display number")?;
+    let n = free.ok_or_else(|| DriverError::Display("no free X display number".into()))?;
     let guard = Guard(
         Command::new(xvfb)
             .arg(format!(":{n}"))
@@ -278,12 +340,17 @@ fn virtual_display(size: (u32, u32)) -> Result<(Guard, String), String> {
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|e| format!("cannot start Xvfb: {e}"))?,
+            .map_err(|source| DriverError::Start {
+                program: "Xvfb".into(),
+                source,
+            })?,
     );
     let started = Instant::now();
     while !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists() {
         if started.elapsed() > Duration::from_secs(10) {
-            return Err(format!("Xvfb :{n} did not start in 10 s"));
+            return Err(DriverError::Display(format!(
+                "Xvfb :{n} did not start in 10 s"
+            )));
         }
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -305,7 +372,6 @@ pub struct Session {
     // The driver, then the display it draws on (dropped in this order).
     _driver: Guard,
     _display: Option<Guard>,
-    port: u16,
     profile: Option<PathBuf>,
 }
 
@@ -317,63 +383,39 @@ impl Session {
         &self,
         path: &str,
         body: serde_json::Value,
-    ) -> Result<serde_json::Value, String> {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
-        let id = self
-            .client
-            .session_id()
+    ) -> Result<serde_json::Value, DriverError> {
+        self.client
+            .issue_cmd(Extension {
+                path: path.into(),
+                body,
+            })
             .await
-            .map_err(|e| e.to_string())?
-            .ok_or("the session has no id")?;
-        let body = body.to_string();
-        let request = format!(
-            "POST /session/{id}/{path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: \
-             application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len(),
-            port = self.port
-        );
-        let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", self.port))
-            .await
-            .map_err(|e| format!("the driver: {e}"))?;
-        stream
-            .write_all(request.as_bytes())
-            .await
-            .map_err(|e| format!("the driver: {e}"))?;
-        // The driver keeps the connection open: read the head, then the body it announces.
-        let answer = async {
-            let mut out = Vec::new();
-            let mut buf = [0u8; 8192];
-            loop {
-                let n = stream.read(&mut buf).await?;
-                out.extend_from_slice(&buf[..n]);
-                let text = String::from_utf8_lossy(&out).to_string();
-                if let Some((head, body)) = text.split_once("\r\n\r\n") {
-                    let len = head
-                        .lines()
-                        .find_map(|l| {
-                            let (k, v) = l.split_once(':')?;
-                            k.eq_ignore_ascii_case("content-length")
-                                .then(|| v.trim().parse::<usize>().ok())?
-                        })
-                        .unwrap_or(0);
-                    if body.len() >= len || n == 0 {
-                        return Ok::<_, std::io::Error>((head.to_string(), body.to_string()));
-                    }
-                } else if n == 0 {
-                    return Ok((text, String::new()));
-                }
-            }
-        };
-        let (head, body) = tokio::time::timeout(Duration::from_secs(30), answer)
-            .await
-            .map_err(|_| format!("the driver did not answer {path} in 30 s"))?
-            .map_err(|e| format!("the driver: {e}"))?;
-        let v: serde_json::Value = serde_json::from_str(&body)
-            .map_err(|e| format!("{path}: {e} in {}", head.lines().next().unwrap_or("")))?;
-        if !head.starts_with("HTTP/1.1 200") {
-            return Err(format!("{path}: {}", v["value"]));
-        }
-        Ok(v["value"].clone())
+            .map_err(DriverError::command(path))
+    }
+}
+
+/// A command a driver adds to WebDriver's, POSTed under the session.
+#[derive(Debug)]
+struct Extension {
+    path: String,
+    body: serde_json::Value,
+}
+
+impl WebDriverCompatibleCommand for Extension {
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!(
+            "session/{}/{}",
+            session_id.unwrap_or(""),
+            self.path
+        ))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        (http::Method::POST, Some(self.body.to_string()))
     }
 }
 
@@ -387,7 +429,11 @@ impl Drop for Session {
 
 /// Starts `driver` on a free port and opens a headless session of `browser` in a window of
 /// `size`.
-pub async fn open(browser: Browser, driver: &Path, size: (u32, u32)) -> Result<Session, String> {
+pub async fn open(
+    browser: Browser,
+    driver: &Path,
+    size: (u32, u32),
+) -> Result<Session, DriverError> {
     open_with(browser, driver, size, false, None).await
 }
 
@@ -402,13 +448,13 @@ pub async fn open_named(
     size: (u32, u32),
     name: &str,
     port: u16,
-) -> Result<Session, String> {
+) -> Result<Session, DriverError> {
     open_with(browser, driver, size, false, Some((name, port))).await
 }
 
 /// A headless Chromium emulating a phone whose screen is `size` CSS pixels (at three device
 /// pixels each, with touch): desktop windows cannot be narrower than 500 pixels.
-pub async fn open_phone(chromedriver: &Path, size: (u32, u32)) -> Result<Session, String> {
+pub async fn open_phone(chromedriver: &Path, size: (u32, u32)) -> Result<Session, DriverError> {
     open_with(Browser::Chromium, chromedriver, size, true, None).await
 }
 
@@ -418,7 +464,7 @@ async fn open_with(
     size: (u32, u32),
     phone: bool,
     name: Option<(&str, u16)>,
-) -> Result<Session, String> {
+) -> Result<Session, DriverError> {
     let port = free_port()?;
     let display = match browser {
         Browser::WebKit => Some(virtual_display(size)?),
@@ -434,17 +480,16 @@ async fn open_with(
     if let Some((_, name)) = &display {
         command.env("DISPLAY", name);
     }
-    let guard = Guard(
-        command
-            .spawn()
-            .map_err(|e| format!("cannot start {}: {e}", driver.display()))?,
-    );
+    let guard = Guard(command.spawn().map_err(|source| DriverError::Start {
+        program: driver.display().to_string(),
+        source,
+    })?);
     let (caps, profile) = match browser {
         Browser::Chromium => {
             let chromium = CHROMIUM_BINARIES
                 .iter()
                 .find_map(|b| which(b))
-                .ok_or("no chromium on PATH")?;
+                .ok_or_else(|| DriverError::Missing("no chromium on PATH".into()))?;
             let profile = std::env::temp_dir()
                 .join(format!("ticklab-chromium-{}-{port}", std::process::id()));
             let mut args: Vec<String> = CHROMIUM_ARGS.iter().map(|s| s.to_string()).collect();
@@ -490,8 +535,11 @@ async fn open_with(
         }
         Browser::Safari => (json!({ "browserName": "safari" }), None),
         Browser::WebKit => {
-            let binary = minibrowser()
-                .ok_or("no WebKitGTK MiniBrowser (apt-get install webkit2gtk-driver)")?;
+            let binary = minibrowser().ok_or_else(|| {
+                DriverError::Missing(
+                    "no WebKitGTK MiniBrowser (apt-get install webkit2gtk-driver)".into(),
+                )
+            })?;
             let mut caps = json!({
                 "browserName": "MiniBrowser",
                 "webkitgtk:browserOptions": { "binary": binary, "args": ["--automation"] },
@@ -503,19 +551,21 @@ async fn open_with(
             (caps, None)
         }
     };
+    let serde_json::Value::Object(caps) = caps else {
+        unreachable!("every engine's capabilities are an object literal")
+    };
     let client = connect(port, caps).await?;
     if browser == Browser::WebKit {
         // The MiniBrowser opens at its own size: the page's layout is tested at `size`.
         client
             .set_window_rect(0, 0, size.0, size.1)
             .await
-            .map_err(|e| format!("sizing the MiniBrowser: {e}"))?;
+            .map_err(DriverError::command("sizing the MiniBrowser"))?;
     }
     Ok(Session {
         client,
         _driver: guard,
         _display: display.map(|(g, _)| g),
-        port,
         profile,
     })
 }

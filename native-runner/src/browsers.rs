@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use ticklab::comparison::{page_clock_starved, Comparison, Run};
 use ticklab::report::Report;
-use ticklab_driver::{Browser, Client};
+use ticklab_driver::{Browser, Client, DriverError};
 
 use crate::cli::{BrowsersArgs, Output};
 use crate::error::CliError;
@@ -33,8 +33,13 @@ pub fn browsers(a: BrowsersArgs) -> Result<(), CliError> {
         let why: Vec<String> = engines
             .iter()
             .map(|(b, found)| {
-                let why = found.as_ref().err().map_or("", String::as_str);
-                format!("{}: {why}; {}", b.name(), b.install_hint())
+                let why = found.as_ref().err().map(ToString::to_string);
+                format!(
+                    "{}: {}; {}",
+                    b.name(),
+                    why.unwrap_or_default(),
+                    b.install_hint()
+                )
             })
             .collect();
         return Err(CliError::Usage(format!(
@@ -132,7 +137,7 @@ pub fn browsers(a: BrowsersArgs) -> Result<(), CliError> {
 }
 
 /// An engine with its WebDriver server, or what this machine lacks for it.
-type Found = (Browser, Result<PathBuf, String>);
+type Found = (Browser, Result<PathBuf, DriverError>);
 
 /// The engines asked for (every one when none is named, each once), each as found.
 fn engines(named: &[Browser]) -> Vec<Found> {
@@ -304,37 +309,29 @@ async fn page_run(c: &Client, url: &str, timeout: Duration) -> Result<Report, St
     c.goto(url)
         .await
         .map_err(|e| format!("opening {url}: {e}"))?;
-    let t0 = Instant::now();
-    loop {
-        let v = c
+    let state = ticklab_driver::wait_done_or(c, timeout, progress::interrupted)
+        .await
+        .map_err(|e| match e {
+            DriverError::Stopped { .. } => "interrupted (Ctrl-C) while it ran".to_string(),
+            DriverError::Timeout { state, secs } => {
+                format!("the page's run did not end within {secs} s (it was '{state}')")
+            }
+            e => e.to_string(),
+        })?;
+    if state != "done" {
+        let said = c
             .execute(
-                "const e = document.getElementById('error'); \
-                 return [document.body.dataset.state || '', e ? e.textContent : ''];",
+                "const e = document.getElementById('error'); return e ? e.textContent : '';",
                 vec![],
             )
             .await
-            .map_err(|e| format!("reading the page's state: {e}"))?;
-        let state = v[0].as_str().unwrap_or("");
-        match state {
-            "done" => break,
-            "failed" | "cancelled" => {
-                return Err(format!(
-                    "the page's run {state}: {}",
-                    v[1].as_str().unwrap_or("(it said nothing)")
-                ))
-            }
-            _ => {}
-        }
-        if progress::interrupted() {
-            return Err("interrupted (Ctrl-C) while it ran".into());
-        }
-        if t0.elapsed() > timeout {
-            return Err(format!(
-                "the page's run did not end within {} s (it was '{state}')",
-                timeout.as_secs()
-            ));
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
+            .map_err(|e| format!("reading the page's error: {e}"))?;
+        return Err(format!(
+            "the page's run {state}: {}",
+            said.as_str()
+                .filter(|s| !s.is_empty())
+                .unwrap_or("(it said nothing)")
+        ));
     }
     let v = c
         .execute("return self.ticklabExportJson()", vec![])

@@ -150,3 +150,33 @@ async fn wait_ready(c: &ticklab_browser::Client) -> Result<(), String> {
     )
     .await
 }
+
+/// A command only a driver has (chromedriver's network conditions, which the benchmark's
+/// cold loads set) goes through the WebDriver client; one the driver lacks is refused as a
+/// failed command, with the driver's reason.
+#[test]
+fn a_driver_s_own_command_is_sent_and_an_unknown_one_refused() {
+    let _one = one_browser_at_a_time();
+    let drv = driver("CHROMEDRIVER", "chromedriver");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let s = open_phone(&drv, (390, 844)).await.unwrap();
+        let conditions = serde_json::json!({ "network_conditions": {
+            "offline": false, "latency": 150, "download_throughput": 200_000,
+            "upload_throughput": 100_000,
+        }});
+        let ok = s.command("chromium/network_conditions", conditions).await;
+        let bad = s
+            .command("chromium/no_such_command", serde_json::json!({}))
+            .await;
+        let _ = s.client.clone().close().await;
+        assert!(ok.is_ok(), "{ok:?}");
+        assert!(
+            matches!(bad, Err(ticklab_browser::DriverError::Command { .. })),
+            "{bad:?}"
+        );
+    });
+}
