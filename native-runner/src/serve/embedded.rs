@@ -1,83 +1,35 @@
-//! The page the binary carries (build.rs puts the built site in), served from memory with
-//! what a file server gives: its type, a validator (an ETag, so a browser's revalidation
-//! costs a 304), and nothing for a path that is not one of its files.
-
-use std::collections::HashMap;
+//! The page the binary carries, embedded by rust-embed (every file of the built site but
+//! its gzipped copies, which are a static host's), served from memory with what a file
+//! server gives: its type (mime_guess's), a validator (its SHA-256 as an ETag, so a
+//! browser's revalidation costs a 304), and nothing for a path that is not one of its files.
 
 use axum::extract::Request;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use rust_embed::RustEmbed;
 
-include!(concat!(env!("OUT_DIR"), "/site.rs"));
-
-/// One file of the page: its bytes, its type and its validator.
-struct File {
-    bytes: &'static [u8],
-    mime: &'static str,
-    etag: HeaderValue,
-}
+/// The built site, as build.rs names it (`TICKLAB_CARRIED_SITE`); none when it was not
+/// built.
+#[derive(RustEmbed)]
+#[folder = "$TICKLAB_CARRIED_SITE"]
+#[exclude = "*.gz"]
+#[allow_missing = true]
+struct Site;
 
 /// The page the binary carries.
-pub struct Embedded {
-    files: HashMap<&'static str, File>,
-}
-
-/// The media type of a file, by its name.
-fn mime(path: &str) -> &'static str {
-    match path.rsplit('.').next().unwrap_or("") {
-        "html" => "text/html; charset=utf-8",
-        "js" | "mjs" => "text/javascript; charset=utf-8",
-        "wasm" => "application/wasm",
-        "css" => "text/css; charset=utf-8",
-        "json" => "application/json",
-        "webmanifest" => "application/manifest+json",
-        "png" => "image/png",
-        "svg" => "image/svg+xml",
-        "ico" => "image/x-icon",
-        "txt" | "md" => "text/plain; charset=utf-8",
-        _ => "application/octet-stream",
-    }
-}
-
-/// FNV-1a over the bytes: a validator that changes when they do.
-fn fnv(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
+pub struct Embedded;
 
 impl Embedded {
     /// The page this binary carries, when it was built with one.
     pub fn page() -> Option<Self> {
-        FILES.iter().any(|(p, _)| *p == "index.html").then(|| Self {
-            files: FILES
-                .iter()
-                .map(|&(path, bytes)| {
-                    let etag = HeaderValue::from_str(&format!(
-                        "\"{:016x}-{:x}\"",
-                        fnv(bytes),
-                        bytes.len()
-                    ))
-                    .expect("hex digits are a header value");
-                    (
-                        path,
-                        File {
-                            bytes,
-                            mime: mime(path),
-                            etag,
-                        },
-                    )
-                })
-                .collect(),
-        })
+        Site::get("index.html").map(|_| Embedded)
     }
 
     /// How many files it holds, and their bytes in all.
     pub fn size(&self) -> (usize, usize) {
-        (
-            self.files.len(),
-            self.files.values().map(|f| f.bytes.len()).sum(),
-        )
+        Site::iter().fold((0, 0), |(n, bytes), path| {
+            (n + 1, bytes + Site::get(&path).map_or(0, |f| f.data.len()))
+        })
     }
 
     /// The response to a GET or HEAD of `req`: the file, a 304 when the browser holds it
@@ -90,23 +42,31 @@ impl Embedded {
         if rel.is_empty() || rel.ends_with('/') {
             rel.push_str("index.html");
         }
-        let Some(f) = self.files.get(rel.as_str()) else {
+        let Some(f) = Site::get(&rel) else {
             return (StatusCode::NOT_FOUND, "not found\n").into_response();
         };
+        let hash: String = f.metadata.sha256_hash()[..16]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let etag = HeaderValue::from_str(&format!("\"{hash}\""))
+            .unwrap_or(HeaderValue::from_static("\"0\""));
         let fresh = req
             .headers()
             .get(header::IF_NONE_MATCH)
-            .is_some_and(|v| v.as_bytes() == f.etag.as_bytes());
+            .is_some_and(|v| v.as_bytes() == etag.as_bytes());
         if fresh {
-            return (StatusCode::NOT_MODIFIED, [(header::ETAG, f.etag.clone())]).into_response();
+            return (StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response();
         }
-        (
-            [
-                (header::CONTENT_TYPE, HeaderValue::from_static(f.mime)),
-                (header::ETAG, f.etag.clone()),
-            ],
-            f.bytes,
-        )
-            .into_response()
+        // Text is the site's own UTF-8 (the pages say so too; a script's worker may not).
+        let mime = f.metadata.mimetype();
+        let mime = if mime.starts_with("text/") {
+            format!("{mime}; charset=utf-8")
+        } else {
+            mime.to_string()
+        };
+        let mime = HeaderValue::from_str(&mime)
+            .unwrap_or(HeaderValue::from_static("application/octet-stream"));
+        ([(header::CONTENT_TYPE, mime), (header::ETAG, etag)], f.data).into_response()
     }
 }
