@@ -13,25 +13,79 @@ use crate::unit::Unit;
 
 mod wire;
 
-/// What limits a result, or why a figure cannot be right. Each field is a figure its
-/// variant's line names, in the units it says.
-#[allow(missing_docs)]
-#[derive(Clone, PartialEq)]
-pub enum Caveat {
+/// The one table of caveats: each variant, the name a report gives its kind, and its
+/// fields, from which the enum, [`Caveat::kind`] and the report's form (`wire`) are made.
+/// A field is written under its own name, through the one writer and reader its type has.
+macro_rules! caveats {
+    ($(
+        $(#[$doc:meta])*
+        $name:ident = $kind:literal $({
+            $( $(#[$fdoc:meta])* $field:ident : $ty:ty ),* $(,)?
+        })?
+    ),* $(,)?) => {
+        /// What limits a result, or why a figure cannot be right. Each field is a figure its
+        /// variant's line names, in the units it says.
+        #[allow(missing_docs)]
+        #[derive(Clone, PartialEq)]
+        pub enum Caveat {
+            $( $(#[$doc])* $name $({ $( $(#[$fdoc])* $field: $ty ),* })? ),*
+        }
+
+        impl Caveat {
+            /// The name a report gives this kind of caveat.
+            pub fn kind(&self) -> &'static str {
+                match self {
+                    $( Caveat::$name { .. } => $kind ),*
+                }
+            }
+
+            /// Writes each field under its name.
+            fn write_fields<M: serde::ser::SerializeMap>(&self, m: &mut M) -> Result<(), M::Error> {
+                match self {
+                    $( Caveat::$name $({ $($field),* })? => {
+                        $( $( wire::Wire::write($field, stringify!($field), m)?; )* )?
+                    } )*
+                }
+                Ok(())
+            }
+
+            /// The caveat of kind `kind`, its fields taken from `r`.
+            fn read_fields(kind: &str, r: &mut wire::Read) -> Result<Caveat, String> {
+                Ok(match kind {
+                    $( $kind => Caveat::$name $({ $( $field: r.field(stringify!($field))? ),* })?, )*
+                    other => return Err(format!("unknown caveat \"{other}\"")),
+                })
+            }
+
+        }
+
+        /// Every kind's name, in the table's order.
+        #[cfg(test)]
+        const KINDS: &[&str] = &[$($kind),*];
+
+        /// Every field of every kind with its type, which the reader reads a field by: a
+        /// name is of one type in every kind (a test holds it).
+        const FIELDS: &[(&str, wire::Ty)] = &[
+            $( $( $( (stringify!($field), <$ty as wire::Wire>::TY), )* )? )*
+        ];
+    };
+}
+
+caveats! {
     /// The value changed at nearly every read: the tick comes from the dithered timings.
-    ChangesEveryReadDithered,
+    ChangesEveryReadDithered = "changes_every_read_dithered",
     /// The value changed at nearly every read: the tick is at most one read's cost.
-    ChangesEveryRead,
+    ChangesEveryRead = "changes_every_read",
     /// No interval was shorter than the cadence of the readings: the tick is a bound.
-    BoundByCadence { cadence: Cadence },
+    BoundByCadence = "bound_by_cadence" { cadence: Cadence },
     /// Differences that went backwards (not monotonic), left out.
-    Backwards { differences: u64 },
+    Backwards = "backwards" { differences: u64 },
     /// Too few edges within the budget for a coarse clock's tick to be sure.
-    FewEdges { edges: u64 },
+    FewEdges = "few_edges" { edges: u64 },
     /// `intervals` of `of` straddled times the process was not running (`gaps` of them,
     /// `lost_s` in all, the longest `longest_s`, `share` of the time watched) and were set
     /// aside: the tick comes from the rest.
-    Starved {
+    Starved = "starved" {
         intervals: u64,
         of: u64,
         gaps: u64,
@@ -41,7 +95,7 @@ pub enum Caveat {
     },
     /// As [`Caveat::Starved`], but the rest could not tell the tick: the machine was too
     /// busy to tell, and the tick shown is only a bound.
-    TooBusy {
+    TooBusy = "too_busy" {
         intervals: u64,
         of: u64,
         gaps: u64,
@@ -50,51 +104,51 @@ pub enum Caveat {
         share: f64,
     },
     /// Read at moments the platform chose, not edge to edge.
-    Sampled,
+    Sampled = "sampled",
     /// Too few changes among the sampled readings.
-    FewChanges { changes: u64 },
+    FewChanges = "few_changes" { changes: u64 },
     /// A count of events (messages, timeouts): its tick is one event by construction, its
     /// length the count's rate calibrated against another clock.
-    Counted,
+    Counted = "counted",
     /// Every value of a set (durations) was the same: no difference to show a step.
-    OneValue { readings: u64 },
+    OneValue = "one_value" { readings: u64 },
     /// Event Timing had timed too few of the page's input events to show a step.
-    FewInputEvents { events: u64 },
+    FewInputEvents = "few_input_events" { events: u64 },
     /// Sampled readings that were not finite non-negative times, left out.
-    BadReadings { readings: u64 },
+    BadReadings = "bad_readings" { readings: u64 },
     /// Every interval has the same length: the tick divides it, and may be smaller.
-    SingleLevel,
+    SingleLevel = "single_level",
     /// Too few positive intervals: the tick is an upper bound.
-    FewIntervals { intervals: u64 },
+    FewIntervals = "few_intervals" { intervals: u64 },
     /// The exact GCD, spoiled by intervals that are not whole multiples of the tick.
-    GcdSpoiled { gcd: u64 },
+    GcdSpoiled = "gcd_spoiled" { gcd: u64 },
     /// Beats of the tick (in the data's units) that fit the values as well.
-    Beats { beats: Vec<f64> },
+    Beats = "beats" { beats: Vec<f64> },
     /// Ticks (in the data's units, the best first) that explain the values about as well as
     /// each other: the values sit on too few levels to choose between them.
-    Ambiguous { ticks: Vec<f64> },
+    Ambiguous = "ambiguous" { ticks: Vec<f64> },
     /// The share of straddling intervals, and a pair of them (in the data's units).
-    Straddles { share: f64, a: f64, b: f64 },
+    Straddles = "straddles" { share: f64, a: f64, b: f64 },
     /// The share of intervals that are no multiple of the tick.
-    NotMultiples { share: f64 },
+    NotMultiples = "not_multiples" { share: f64 },
     /// No tick from `reached` up explains the intervals; finer ones down to `precision`
     /// could not be searched for (the data's units).
-    BelowReach { reached: f64, precision: f64 },
+    BelowReach = "below_reach" { reached: f64, precision: f64 },
     /// Nothing coarser than the data's precision explains the intervals.
-    AtPrecision { precision: f64 },
+    AtPrecision = "at_precision" { precision: f64 },
     /// The values lie on no step (doubles at full precision).
-    NoStep,
+    NoStep = "no_step",
     /// The best candidate (the data's units), the share it explains and chance's.
-    BestCandidate {
+    BestCandidate = "best_candidate" {
         tick: f64,
         explains: f64,
         chance: f64,
     },
     /// Values that share an offset: their differences from `reference` are multiples of
     /// the tick.
-    SharedOffset { reference: f64, unit: Option<Unit> },
+    SharedOffset = "shared_offset" { reference: f64, unit: Option<Unit> },
     /// A tick that only the printing of the values makes.
-    OnlyPrinting {
+    OnlyPrinting = "only_printing" {
         tick: f64,
         shown: u64,
         values: u64,
@@ -104,123 +158,123 @@ pub enum Caveat {
         unit: Option<Unit>,
     },
     /// The clock stood still through some blocks of reads.
-    StoodStill { still: u64, blocks: u64 },
+    StoodStill = "stood_still" { still: u64, blocks: u64 },
     /// The clock ran slower than the stopwatch while read: its read cost cannot be right.
-    ReadsNotCounted { clock: String, pace: f64 },
+    ReadsNotCounted = "reads_not_counted" { clock: String, pace: f64 },
     /// Blocks at under half the usual length: the clock undercounts at times.
-    Undercounts {
+    Undercounts = "undercounts" {
         reads: u64,
         min: f64,
         max: f64,
         median: f64,
     },
     /// Blocks shorter than the Rule of 100 asks, with their error bound.
-    ShortBlocks { bound: f64 },
+    ShortBlocks = "short_blocks" { bound: f64 },
     /// Blocks so short that the cost is lost in the tick (error bound over 100%).
-    CostLostInTick { bound: f64 },
+    CostLostInTick = "cost_lost_in_tick" { bound: f64 },
     /// A read cost below that of the clock it reads underneath.
-    BelowBase { ns: f64, base_ns: f64, base: String },
+    BelowBase = "below_base" { ns: f64, base_ns: f64, base: String },
     /// The clock ran slower than the stopwatch over the timed runs: it does not see the work.
-    WorkNotSeen { clock: String, pace: f64 },
+    WorkNotSeen = "work_not_seen" { clock: String, pace: f64 },
     /// The coarse clock under an interpolation did not keep pace with the stopwatch.
-    EdgesNotTime { clock: String, pace: f64 },
+    EdgesNotTime = "edges_not_time" { clock: String, pace: f64 },
     /// A fitted slope that is not positive.
-    SlopeNotPositive,
+    SlopeNotPositive = "slope_not_positive",
     /// Runs timed through interpolation.
-    Interpolated {
+    Interpolated = "interpolated" {
         tick_ns: f64,
         reads_per_tick: u64,
         count_ns: f64,
     },
     /// A target duration that could not be used: the clock's period is unknown.
-    TargetIgnored,
+    TargetIgnored = "target_ignored",
     /// Calibration stopped before a run lasted the target.
-    CalibrationStopped { n: u64, target_counts: f64 },
+    CalibrationStopped = "calibration_stopped" { n: u64, target_counts: f64 },
     /// The work ran far faster once timed than when its sizes were chosen (an engine that
     /// compiled it again, optimised): the largest size was chosen again, `before` then
     /// `after`.
-    Recalibrated { before: u64, after: u64 },
+    Recalibrated = "recalibrated" { before: u64, after: u64 },
     /// Timings that went backwards, left out.
-    TimingsBackwards { timings: u64 },
+    TimingsBackwards = "timings_backwards" { timings: u64 },
     /// A fit of two sizes only, and the failure that made it so.
-    TwoSizesOnly { because: Box<Caveat> },
+    TwoSizesOnly = "two_sizes_only" { because: Box<Caveat> },
     /// A column whose line `line` holds `text`, which is no duration or reading: skipped.
-    NotNumbers { line: u64, text: String },
+    NotNumbers = "not_numbers" { line: u64, text: String },
     /// A column with no value at all: skipped.
-    NoValues,
+    NoValues = "no_values",
     /// Each sample timed `lo` to `hi` iterations; their totals are analysed (Criterion).
-    IterationTotals { lo: f64, hi: f64 },
+    IterationTotals = "iteration_totals" { lo: f64, hi: f64 },
     /// Each round's time was divided by its iterations; the round times are analysed.
-    RoundTimes { iterations: f64 },
+    RoundTimes = "round_times" { iterations: f64 },
     /// A sentence from outside the core: a caveat or failure of a report written before
     /// they were data, or a platform's own message (a browser's, when a page's clock could
     /// not start).
-    Text { text: String },
+    Text = "text" { text: String },
 
     // Why an experiment failed: the error's figures, as its report records them.
     /// The clock did not advance within the budget.
-    Frozen { elapsed_s: f64, reads: u64 },
+    Frozen = "frozen" { elapsed_s: f64, reads: u64 },
     /// A read takes so long that too few fit in the experiment's budget.
-    TooSlow {
+    TooSlow = "too_slow" {
         experiment: String,
         read_s: f64,
         budget_s: f64,
         min_reads: u64,
     },
     /// A float clock returned NaN, an infinity or a negative number.
-    NotATime { value: f64 },
+    NotATime = "not_a_time" { value: f64 },
     /// A float clock returned a value too large for 64-bit counts.
-    Overflow { value: f64 },
+    Overflow = "overflow" { value: f64 },
     /// The coarse clock under an interpolation did not change in `reads` reads.
-    Stalled { reads: u64 },
+    Stalled = "stalled" { reads: u64 },
     /// The observer asked to stop.
-    Cancelled,
+    Cancelled = "cancelled",
     /// The budget ended before a run lasted half a tick (of `tick_s`).
-    NoHalfTickRun { budget_s: f64, tick_s: f64 },
+    NoHalfTickRun = "no_half_tick_run" { budget_s: f64, tick_s: f64 },
     /// The budget left could not hold a run at each of `points` sizes of `run_ns` each
     /// (`total_ns` with calibration).
-    NoRunPerSize {
+    NoRunPerSize = "no_run_per_size" {
         budget_s: f64,
         points: u64,
         run_ns: f64,
         total_ns: f64,
     },
     /// The budget ended before two sizes were timed.
-    NoTwoSizes { budget_s: f64 },
+    NoTwoSizes = "no_two_sizes" { budget_s: f64 },
     /// The budget ended before a block of reads that did not step backwards.
-    NoSteadyBlock { budget_s: f64 },
+    NoSteadyBlock = "no_steady_block" { budget_s: f64 },
     /// No finite value to summarise.
-    NoFiniteValue,
+    NoFiniteValue = "no_finite_value",
     /// No non-zero interval: the clock never advanced between readings.
-    NeverAdvanced,
+    NeverAdvanced = "never_advanced",
     /// No positive finite interval among `values` (`zeros` zero, `refused` not finite or
     /// negative).
-    NoPositiveInterval {
+    NoPositiveInterval = "no_positive_interval" {
         values: u64,
         zeros: u64,
         refused: u64,
     },
     /// Intervals too large to estimate a tick from (the largest, in counts).
-    IntervalsTooLarge { largest: f64 },
+    IntervalsTooLarge = "intervals_too_large" { largest: f64 },
     /// Fewer than three readings.
-    TooFewReadings { readings: u64 },
+    TooFewReadings = "too_few_readings" { readings: u64 },
     /// The reference clock timed no run.
-    ReferenceTimedNoRun,
+    ReferenceTimedNoRun = "reference_timed_no_run",
     /// Fewer than two distinct sizes in the range asked.
-    FewerThanTwoSizes,
+    FewerThanTwoSizes = "fewer_than_two_sizes",
     /// Points that give no finite slope.
-    NoFiniteSlope,
+    NoFiniteSlope = "no_finite_slope",
     /// Fewer than two points for a line.
-    FewerThanTwoPoints,
+    FewerThanTwoPoints = "fewer_than_two_points",
     /// Fewer than two distinct finite x values for a line.
-    FewerThanTwoXs,
+    FewerThanTwoXs = "fewer_than_two_xs",
     /// Points that span too many orders of magnitude for a line under them all.
-    SpanTooWide,
+    SpanTooWide = "span_too_wide",
     /// No point to fit a staircase to.
-    NoPointForStaircase,
+    NoPointForStaircase = "no_point_for_staircase",
     /// A clock of a suspended audio context: it stands still until the page is allowed to
     /// play sound (in most browsers, after a click on it).
-    AudioSuspended,
+    AudioSuspended = "audio_suspended",
 }
 
 /// The cadence at which readings come.
@@ -471,9 +525,14 @@ mod tests {
         ];
         let text = json(&all);
         assert_eq!(read(&text).unwrap(), all, "{text}");
-        // Each is said, in words of its own.
+        // Every kind is here, each said in words of its own (not its name).
+        let kinds: std::collections::BTreeSet<&str> = all.iter().map(Caveat::kind).collect();
+        assert_eq!(kinds, KINDS.iter().copied().collect());
         let said: std::collections::BTreeSet<String> =
             all.iter().map(crate::present::caveat).collect();
         assert_eq!(said.len(), all.len());
+        for c in &all {
+            assert_ne!(crate::present::caveat(c), crate::present::unsaid(c));
+        }
     }
 }

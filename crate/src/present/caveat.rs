@@ -31,7 +31,22 @@ pub fn gap_figures(gaps: u64, lost_s: f64, longest_s: f64, share: f64) -> String
 
 /// A caveat, or the reason a figure is a dash, in words: the one place they are made.
 pub fn caveat(c: &Caveat) -> String {
-    match c {
+    readings(c)
+        .or_else(|| tick(c))
+        .or_else(|| cost_and_fit(c))
+        .or_else(|| failure(c))
+        // Every kind has words of its own (a test holds each to it).
+        .unwrap_or_else(|| unsaid(c))
+}
+
+/// The words of a kind that has none of its own (none has: a test holds each).
+pub(crate) fn unsaid(c: &Caveat) -> String {
+    format!("a caveat of kind {}", c.kind())
+}
+
+/// How the readings went: their cadence, gaps, changes, values.
+fn readings(c: &Caveat) -> Option<String> {
+    Some(match c {
         Caveat::ChangesEveryReadDithered => "the value changed at nearly every read: the tick \
              comes from the dithered timings, whose lengths varied over two reads' worth of work"
             .into(),
@@ -92,11 +107,6 @@ pub fn caveat(c: &Caveat) -> String {
              not below zero)"
         ),
         Caveat::NoValues => "not read: the column holds no value".into(),
-        Caveat::Recalibrated { before, after } => format!(
-            "the work ran far faster once timed than when its sizes were chosen (an engine \
-             that compiles hot code again, optimised): they were chosen again, the largest \
-             {after} instead of {before}"
-        ),
         Caveat::Sampled => "sampled at moments the platform chose, not edge to edge: every \
              interval is a multiple of the tick, but a tick finer than the sampling spread may \
              be missed"
@@ -116,6 +126,13 @@ pub fn caveat(c: &Caveat) -> String {
         Caveat::BadReadings { readings } => {
             format!("{readings} readings were not finite non-negative times; left out")
         }
+        _ => return None,
+    })
+}
+
+/// What the tick's estimate found, and what limits it.
+fn tick(c: &Caveat) -> Option<String> {
+    Some(match c {
         Caveat::SingleLevel => "every interval has the same length: the tick divides it but may \
              be smaller; vary the intervals to see further"
             .into(),
@@ -208,6 +225,13 @@ pub fn caveat(c: &Caveat) -> String {
             share * 100.0,
             in_unit(*precision, *unit),
         ),
+        _ => return None,
+    })
+}
+
+/// What limits a read's cost, a fit, and a file's timings.
+fn cost_and_fit(c: &Caveat) -> Option<String> {
+    Some(match c {
         Caveat::StoodStill { still, blocks } => format!(
             "the clock stood still through {still} of {blocks} blocks: it advances irregularly, \
              so the cost of a read is uncertain"
@@ -284,6 +308,18 @@ pub fn caveat(c: &Caveat) -> String {
              times are analysed"
         ),
         Caveat::Text { text } => text.clone(),
+        Caveat::Recalibrated { before, after } => format!(
+            "the work ran far faster once timed than when its sizes were chosen (an engine \
+             that compiles hot code again, optimised): they were chosen again, the largest \
+             {after} instead of {before}"
+        ),
+        _ => return None,
+    })
+}
+
+/// Why an experiment failed, or a figure is a dash.
+fn failure(c: &Caveat) -> Option<String> {
+    Some(match c {
         Caveat::Frozen { elapsed_s, reads } => format!(
             "did not advance in {elapsed_s:.3} s ({reads} reads): it is frozen, or its tick is \
              longer than the time budget"
@@ -357,5 +393,6 @@ pub fn caveat(c: &Caveat) -> String {
              browsers let a page play sound, and run its audio clock, only after a click or key \
              on it that they accept, and this one has had none"
             .into(),
-    }
+        _ => return None,
+    })
 }

@@ -21,6 +21,8 @@ mod caveat;
 mod error;
 mod units;
 pub use caveat::caveat;
+#[cfg(test)]
+pub(crate) use caveat::unsaid;
 
 /// What stands where a figure cannot be given; a note says why.
 pub const DASH: &str = "-";
