@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::caveat::Caveat;
-use crate::digest::{self, Cell, Digest, PivotRow, PAGE_NOW};
+use crate::digest::{self, Digest, Figure, PivotRow, PAGE_NOW};
 use crate::error::{Error, Result};
 use crate::report::{Report, Version, MAX_REPORT_BYTES};
 use crate::tick::Verdict;
@@ -23,12 +23,12 @@ pub struct Comparison {
     /// Marks the document as a comparison, and its format's version.
     pub ticklab_comparison: u32,
     /// The runs: the machine's own first, then each engine's, isolated before not.
-    pub runs: Vec<Run>,
+    pub runs: Vec<EngineRun>,
 }
 
 /// One column of a comparison: a run of the lab, or why there is none.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Run {
+pub struct EngineRun {
     /// "native", or the engine: "Chromium", "Firefox", "WebKit", "Edge", "Safari".
     pub engine: String,
     /// The engine's version, as its WebDriver server gave it.
@@ -82,7 +82,7 @@ pub fn heading(engine: &str, isolated: Option<bool>) -> String {
     }
 }
 
-impl Run {
+impl EngineRun {
     /// The column's heading: see [`heading`].
     pub fn heading(&self) -> String {
         heading(&self.engine, self.isolated)
@@ -91,7 +91,7 @@ impl Run {
 
 impl Comparison {
     /// A comparison of `runs`.
-    pub fn new(runs: Vec<Run>) -> Self {
+    pub fn new(runs: Vec<EngineRun>) -> Self {
         Self {
             ticklab_comparison: COMPARISON_VERSION,
             runs,
@@ -164,7 +164,7 @@ impl Comparison {
     }
 
     /// The runs that ended with a report, each with its digest (named by its heading).
-    pub fn measured(&self) -> Vec<(&Run, Digest)> {
+    pub fn measured(&self) -> Vec<(&EngineRun, Digest)> {
         self.runs
             .iter()
             .filter_map(|r| Some((r, Digest::of(r.report.as_ref()?, &r.heading()))))
@@ -172,11 +172,11 @@ impl Comparison {
     }
 
     /// The table: the headings of the measured runs, and a row per clock.
-    pub fn table(&self, cell: Cell) -> (Vec<String>, Vec<PivotRow>) {
+    pub fn table(&self, figure: Figure) -> (Vec<String>, Vec<PivotRow>) {
         let measured = self.measured();
         let heads = measured.iter().map(|(r, _)| r.heading()).collect();
         let digests: Vec<&Digest> = measured.iter().map(|(_, d)| d).collect();
-        (heads, digest::pivot(&digests, cell))
+        (heads, digest::pivot(&digests, figure))
     }
 }
 
@@ -184,8 +184,8 @@ impl Comparison {
 mod tests {
     use super::*;
 
-    fn run(engine: &str, isolated: Option<bool>, report: Option<Report>) -> Run {
-        Run {
+    fn run(engine: &str, isolated: Option<bool>, report: Option<Report>) -> EngineRun {
+        EngineRun {
             engine: engine.into(),
             version: None,
             isolated,

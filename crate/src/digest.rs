@@ -505,7 +505,7 @@ pub fn matrix_csv(groups: &[Group]) -> String {
 
 /// What fills a pivot's cells: one of a clock's figures in a digest.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Cell {
+pub enum Figure {
     /// The tick, with the verdict's sign after it ([`present::verdict_sign`]).
     Tick,
     /// The cost of one read.
@@ -514,16 +514,16 @@ pub enum Cell {
     Verdict,
 }
 
-impl Cell {
-    /// Every cell, in the order a command lists them.
-    pub const ALL: [Cell; 3] = [Cell::Tick, Cell::ReadCost, Cell::Verdict];
+impl Figure {
+    /// Every figure, in the order a command lists them.
+    pub const ALL: [Figure; 3] = [Figure::Tick, Figure::ReadCost, Figure::Verdict];
 
     /// The name a command gives it (`--cell`).
     pub fn key(self) -> &'static str {
         match self {
-            Cell::Tick => "tick",
-            Cell::ReadCost => "read-cost",
-            Cell::Verdict => "verdict",
+            Figure::Tick => "tick",
+            Figure::ReadCost => "read-cost",
+            Figure::Verdict => "verdict",
         }
     }
 }
@@ -539,7 +539,7 @@ pub struct PivotRow {
 
 /// Clocks × digests, a cell of each: a row per clock (finest best tick first, as in the
 /// matrix), a column per digest. What sets a machine's clocks beside its browsers'.
-pub fn pivot(digests: &[&Digest], cell: Cell) -> Vec<PivotRow> {
+pub fn pivot(digests: &[&Digest], figure: Figure) -> Vec<PivotRow> {
     let mut names: Vec<String> = Vec::new();
     for d in digests {
         for c in &d.clocks {
@@ -570,8 +570,8 @@ pub fn pivot(digests: &[&Digest], cell: Cell) -> Vec<PivotRow> {
                     None => present::DASH.to_string(),
                     Some(c) => {
                         let f = &c.figures;
-                        match cell {
-                            Cell::Tick => {
+                        match figure {
+                            Figure::Tick => {
                                 let sign = present::verdict_sign(&f.verdict);
                                 if sign.is_empty() {
                                     f.tick.clone()
@@ -579,8 +579,8 @@ pub fn pivot(digests: &[&Digest], cell: Cell) -> Vec<PivotRow> {
                                     format!("{} {sign}", f.tick)
                                 }
                             }
-                            Cell::ReadCost => f.read_cost.clone(),
-                            Cell::Verdict => f.verdict.clone(),
+                            Figure::ReadCost => f.read_cost.clone(),
+                            Figure::Verdict => f.verdict.clone(),
                         }
                     }
                 })

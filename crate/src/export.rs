@@ -5,7 +5,7 @@ use crate::report::{ClockReport, Report};
 
 /// One CSV table and the file name it is offered under.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct Table {
+pub struct CsvTable {
     /// File name, ending in `.csv`.
     pub name: String,
     /// The table.
@@ -141,26 +141,26 @@ fn counts_rows(values: &[u64], ns: Option<f64>) -> impl Iterator<Item = Vec<Stri
 }
 
 /// The data behind one clock's plots: timings, edges, bands, overhead blocks, fit runs.
-pub fn clock_tables(c: &ClockReport) -> Vec<Table> {
+pub fn clock_tables(c: &ClockReport) -> Vec<CsvTable> {
     let s = slug(&c.info.name);
     let mut out = Vec::new();
     if let Some(t) = &c.tick {
         let ns = t.ns_per_count;
-        out.push(Table {
+        out.push(CsvTable {
             name: format!("{s}-tick-timings.csv"),
             csv: csv(
                 &["index", "counts", "ns"],
                 counts_rows(&t.timings_sample, ns),
             ),
         });
-        out.push(Table {
+        out.push(CsvTable {
             name: format!("{s}-tick-edges.csv"),
             csv: csv(
                 &["index", "counts", "ns"],
                 counts_rows(&t.edge_intervals, ns),
             ),
         });
-        out.push(Table {
+        out.push(CsvTable {
             name: format!("{s}-tick-bands.csv"),
             csv: csv(
                 &["level_counts", "count", "lo_counts", "hi_counts"],
@@ -177,7 +177,7 @@ pub fn clock_tables(c: &ClockReport) -> Vec<Table> {
     }
     if let Some(o) = &c.overhead {
         let ns = o.per_read_ns.map(|n| n / o.per_read_counts);
-        out.push(Table {
+        out.push(CsvTable {
             name: format!("{s}-overhead-blocks.csv"),
             csv: csv(
                 &["block", "per_read_counts", "per_read_ns"],
@@ -206,7 +206,7 @@ pub fn clock_tables(c: &ClockReport) -> Vec<Table> {
                 ]
             })
         });
-        out.push(Table {
+        out.push(CsvTable {
             name: format!("{s}-fit-{}.csv", slug(&f.workload)),
             csv: csv(
                 &[
@@ -227,8 +227,8 @@ pub fn clock_tables(c: &ClockReport) -> Vec<Table> {
 }
 
 /// The summary followed by every clock's tables.
-pub fn tables(report: &Report) -> Vec<Table> {
-    let mut out = vec![Table {
+pub fn tables(report: &Report) -> Vec<CsvTable> {
+    let mut out = vec![CsvTable {
         name: "summary.csv".into(),
         csv: summary(report),
     }];

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use ticklab::comparison::{page_clock_starved, Comparison, Run};
+use ticklab::comparison::{page_clock_starved, Comparison, EngineRun};
 use ticklab::report::Report;
 use ticklab_driver::{Browser, Client, DriverError};
 
@@ -60,7 +60,7 @@ pub fn browsers(a: BrowsersArgs) -> Result<(), CliError> {
         eprintln!("native: this machine's clocks, as `ticklab run` measures them");
         let t0 = Instant::now();
         let report = machine::machine_report()?;
-        runs.push(Run {
+        runs.push(EngineRun {
             engine: "native".into(),
             version: None,
             isolated: None,
@@ -93,7 +93,7 @@ pub fn browsers(a: BrowsersArgs) -> Result<(), CliError> {
                 continue;
             }
             match found {
-                Err(why) => runs.extend(contexts.iter().map(|&i| Run {
+                Err(why) => runs.extend(contexts.iter().map(|&i| EngineRun {
                     hint: Some(browser.install_hint().into()),
                     ..failed(*browser, None, i, &format!("not found: {why}"))
                 })),
@@ -112,7 +112,7 @@ pub fn browsers(a: BrowsersArgs) -> Result<(), CliError> {
         plot: None,
     };
     output::emit_comparison(&comparison, &shown, a.cell)?;
-    let browsers: Vec<&Run> = comparison
+    let browsers: Vec<&EngineRun> = comparison
         .runs
         .iter()
         .filter(|r| r.isolated.is_some())
@@ -170,8 +170,8 @@ fn expected_here(b: Browser) -> bool {
 }
 
 /// A run of `browser` that ended without a report, and why.
-fn failed(browser: Browser, version: Option<String>, isolated: bool, why: &str) -> Run {
-    Run {
+fn failed(browser: Browser, version: Option<String>, isolated: bool, why: &str) -> EngineRun {
+    EngineRun {
         engine: browser.name().into(),
         version,
         isolated: Some(isolated),
@@ -199,7 +199,7 @@ async fn engine_runs(
     driver: &Path,
     pages: &[(bool, String)],
     timeout: Duration,
-) -> Vec<Run> {
+) -> Vec<EngineRun> {
     let t0 = Instant::now();
     eprintln!("{}: starting {}", browser.name(), driver.display());
     let session = match ticklab_driver::open(browser, driver, WINDOW).await {
@@ -253,7 +253,7 @@ async fn engine_runs(
         out.push(match result {
             Ok(report) => {
                 eprintln!("{label}: done in {seconds:.1} s");
-                Run {
+                EngineRun {
                     engine: browser.name().into(),
                     version: version.clone(),
                     isolated: Some(*isolated),
@@ -266,7 +266,7 @@ async fn engine_runs(
             }
             Err(why) => {
                 eprintln!("{label}: failed: {why}");
-                Run {
+                EngineRun {
                     seconds: Some(seconds),
                     attempts,
                     ..failed(browser, version.clone(), *isolated, &why)

@@ -6,7 +6,7 @@ use std::net::IpAddr;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
-use ticklab::digest::Cell;
+use ticklab::digest::Figure;
 use ticklab::workload::WorkloadKind;
 use ticklab_driver::Browser;
 
@@ -215,11 +215,11 @@ fn workload_parser() -> impl TypedValueParser<Value = WorkloadKind> {
 }
 
 /// `--cell`: what a cell of a comparison shows.
-fn cell_parser() -> impl TypedValueParser<Value = Cell> {
-    named(&Cell::ALL, Cell::key, |c| match c {
-        Cell::Tick => "The tick, with its verdict's sign",
-        Cell::ReadCost => "The cost of one read",
-        Cell::Verdict => "The verdict on the claim, in words",
+fn cell_parser() -> impl TypedValueParser<Value = Figure> {
+    named(&Figure::ALL, Figure::key, |c| match c {
+        Figure::Tick => "The tick, with its verdict's sign",
+        Figure::ReadCost => "The cost of one read",
+        Figure::Verdict => "The verdict on the claim, in words",
     })
 }
 
@@ -316,7 +316,7 @@ pub struct BrowsersArgs {
     pub no_native: bool,
     /// What each cell shows: the tick with its verdict's sign, the read cost, or the verdict.
     #[arg(long, value_parser = cell_parser(), default_value = "tick")]
-    pub cell: Cell,
+    pub cell: Figure,
     /// Seconds a page's run may take before it counts as failed.
     #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
     pub timeout: f64,

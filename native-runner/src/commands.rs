@@ -12,7 +12,7 @@ use crate::cli::{ExperimentArgs, FitArgs, ListArgs, RunArgs, ShowArgs};
 use crate::clocks;
 use crate::error::CliError;
 use crate::machine::{budget, environment, measure, run_plan, select, RUN_CLOCKS_S};
-use crate::output::{self, Table};
+use crate::output::{self, TextTable};
 use crate::saved::{read_saved, save, Saved};
 
 /// Exit 130 with what Ctrl-C left, when it was pressed.
@@ -59,7 +59,7 @@ pub fn list(a: ListArgs) -> Result<(), CliError> {
         report.clocks = v;
         return output::print(&report.to_json()?);
     }
-    let mut t = Table::of("clock|kind|one count|bits|claimed|claimed by|here");
+    let mut t = TextTable::of("clock|kind|one count|bits|claimed|claimed by|here");
     for e in &entries {
         let i = &e.info;
         t.row(vec![
@@ -170,7 +170,7 @@ pub fn show(a: ShowArgs) -> Result<(), CliError> {
         ));
     };
     match read_saved(file)? {
-        Saved::Comparison(c) => output::emit_comparison(&c, &a.output, digest::Cell::Tick),
+        Saved::Comparison(c) => output::emit_comparison(&c, &a.output, digest::Figure::Tick),
         Saved::Report(r) => output::emit(&r, &a.output, output::Printed::Summary),
     }
 }

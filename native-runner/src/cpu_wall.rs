@@ -9,7 +9,7 @@ use ticklab::present;
 use crate::cli::CpuWallArgs;
 use crate::clocks::{self, NativeClock};
 use crate::error::CliError;
-use crate::output::{self, Table};
+use crate::output::{self, TextTable};
 
 fn parse_sizes(s: &str) -> Result<Vec<u64>, CliError> {
     s.split(',')
@@ -63,7 +63,7 @@ pub fn cpu_vs_wall(a: CpuWallArgs) -> Result<(), CliError> {
     if a.csv {
         return output::print(&ticklab::export::cpu_wall_csv(&r));
     }
-    let mut t = Table::new(&present::CPU_WALL_COLUMNS);
+    let mut t = TextTable::new(&present::CPU_WALL_COLUMNS);
     for row in present::cpu_wall_cells(&r) {
         t.row(row);
     }

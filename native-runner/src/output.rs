@@ -9,17 +9,17 @@ use ticklab::report::{ClockReport, CounterFrequency, Report};
 use ticklab_plot::{PlotResult, View as PlotView};
 
 use ticklab::comparison::{page_clock_starved, Comparison};
-use ticklab::digest::Cell;
+use ticklab::digest::Figure;
 
 use crate::cli::Output;
 use crate::error::CliError;
 
 /// A left-aligned text table.
-pub struct Table {
+pub struct TextTable {
     rows: Vec<Vec<String>>,
 }
 
-impl Table {
+impl TextTable {
     pub fn new(header: &[&str]) -> Self {
         Self {
             rows: vec![header.iter().map(|s| s.to_string()).collect()],
@@ -189,7 +189,7 @@ fn notes(report: &Report) -> String {
 }
 
 fn summary(report: &Report) -> String {
-    let mut t = Table::new(&present::SUMMARY_COLUMNS);
+    let mut t = TextTable::new(&present::SUMMARY_COLUMNS);
     for c in &report.clocks {
         t.row(SummaryRow::new(c, &report.environment.counters).cells);
     }
@@ -197,7 +197,7 @@ fn summary(report: &Report) -> String {
 }
 
 fn tick_table(report: &Report) -> String {
-    let mut t = Table::of(
+    let mut t = TextTable::of(
         "clock|claimed|tick|verdict|explains|method|smallest|diff(sort)|edges|reads/change",
     );
     for c in &report.clocks {
@@ -227,8 +227,9 @@ fn tick_table(report: &Report) -> String {
 }
 
 fn overhead_table(report: &Report) -> String {
-    let mut t =
-        Table::of("clock|tick|read cost|median|p95|block reads|blocks|rule of 100|shortest block");
+    let mut t = TextTable::of(
+        "clock|tick|read cost|median|p95|block reads|blocks|rule of 100|shortest block",
+    );
     for c in &report.clocks {
         let Some(o) = &c.overhead else {
             t.row(vec![c.info.name.clone(), present::DASH.into()]);
@@ -259,8 +260,9 @@ fn overhead_table(report: &Report) -> String {
 }
 
 fn fit_table(report: &Report) -> String {
-    let mut t =
-        Table::of("clock|tick|workload|sizes|runs|least-values slope|least squares|r²|on steps");
+    let mut t = TextTable::of(
+        "clock|tick|workload|sizes|runs|least-values slope|least squares|r²|on steps",
+    );
     for c in &report.clocks {
         for f in &c.fits {
             t.row(vec![
@@ -341,7 +343,7 @@ pub(crate) fn plots(report: &Report, dir: &Path) -> Result<(), CliError> {
 
 /// Prints a comparison as `o` asks: its table (with the verdicts' signs, who ran, and why a
 /// run is missing), its JSON or its CSV; each run's plots into a folder of its own.
-pub fn emit_comparison(c: &Comparison, o: &Output, cell: Cell) -> Result<(), CliError> {
+pub fn emit_comparison(c: &Comparison, o: &Output, figure: Figure) -> Result<(), CliError> {
     if let Some(dir) = &o.plot {
         for (run, _) in c.measured() {
             if let Some(report) = &run.report {
@@ -352,19 +354,19 @@ pub fn emit_comparison(c: &Comparison, o: &Output, cell: Cell) -> Result<(), Cli
     if o.json {
         return print(&c.to_json()?);
     }
-    let (heads, rows) = c.table(cell);
+    let (heads, rows) = c.table(figure);
     if o.csv {
         return print(&ticklab::digest::pivot_csv(&heads, &rows));
     }
     let header: Vec<&str> = std::iter::once("clock")
         .chain(heads.iter().map(String::as_str))
         .collect();
-    let mut t = Table::new(&header);
+    let mut t = TextTable::new(&header);
     for r in rows {
         t.row(std::iter::once(r.clock).chain(r.cells).collect());
     }
     let mut text = t.render();
-    if cell == Cell::Tick {
+    if figure == Figure::Tick {
         text.push_str(&format!("\n{}\n", present::verdict_signs_legend()));
     }
     text.push('\n');

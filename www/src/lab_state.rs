@@ -5,7 +5,7 @@
 use serde::Serialize;
 use ticklab::caveat::Caveat;
 use ticklab::clock::{ClockInfo, CountPeriod};
-use ticklab::export::Table;
+use ticklab::export::CsvTable;
 use ticklab::present::{self, SummaryRow};
 use ticklab::report::{ClockReport, Environment, ExperimentError, Platform, Report};
 use ticklab::run::{Budget, Stop};
@@ -495,7 +495,7 @@ impl LabState {
     }
 
     /// Every table and plot's data as CSV, for Export.
-    pub fn export_csv(&mut self) -> Result<Vec<Table>, String> {
+    pub fn export_csv(&mut self) -> Result<Vec<CsvTable>, String> {
         Ok(ticklab::export::tables(self.whole_report()?))
     }
 

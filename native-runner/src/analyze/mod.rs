@@ -17,7 +17,7 @@ use ticklab::tick::{Method, TickEstimate};
 
 use crate::cli::AnalyzeArgs;
 use crate::error::CliError;
-use crate::output::{self, Table};
+use crate::output::{self, TextTable};
 
 pub use ticklab::analyze::{Format, Series};
 
@@ -136,7 +136,7 @@ fn method_word(e: &TickEstimate) -> &'static str {
 }
 
 fn detail(a: &SeriesAnalysis) -> String {
-    let mut t = Table::new(&["", ""]);
+    let mut t = TextTable::new(&["", ""]);
     for [label, words] in detail_rows(a) {
         t.row(vec![label, words]);
     }
@@ -158,7 +158,7 @@ fn detail(a: &SeriesAnalysis) -> String {
 /// A table's columns, one row each, and each column's notes.
 fn columns(an: &Analysis) -> String {
     let (heads, rows) = words::overview(an);
-    let mut t = Table::new(heads);
+    let mut t = TextTable::new(heads);
     for r in rows {
         t.row(r);
     }
@@ -181,7 +181,7 @@ fn columns(an: &Analysis) -> String {
 
 fn overview(an: &Analysis) -> String {
     let (heads, rows) = words::overview(an);
-    let mut t = Table::new(heads);
+    let mut t = TextTable::new(heads);
     for r in rows {
         t.row(r);
     }
