@@ -46,8 +46,7 @@ function renderWho() {
   const list = $("who-list");
   list.replaceChildren(...[...rows].map(([student, r]) => {
     const li = el("li", null, { "data-student": student });
-    const who = r.digest.who || [];
-    li.append(el("span", r.digest.from, { class: "name" }), " ", el("span", `${who[0] || ""}, ${who[2] || ""}`), " ");
+    li.append(el("span", r.digest.from, { class: "name" }), " ", el("span", r.sender), " ");
     const b = el("button", "Remove", { type: "button" });
     b.onclick = () => call("class/remove", { method: "POST", body: JSON.stringify({ student }) }).catch((e) => showError(`Not removed: ${e.message}`));
     li.append(b);

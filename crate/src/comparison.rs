@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::caveat::Caveat;
-use crate::digest::{self, Digest, Figure, PivotRow, PAGE_NOW};
+use crate::digest::PAGE_NOW;
 use crate::error::{Error, Result};
 use crate::report::{Report, Version, MAX_REPORT_BYTES};
 use crate::tick::Verdict;
@@ -71,22 +71,6 @@ pub fn page_clock_starved(report: &Report) -> bool {
                     .iter()
                     .any(|k| matches!(k, Caveat::FewEdges { .. } | Caveat::TooBusy { .. }))
         })
-}
-
-/// A column's heading: "native", "Chromium isolated", "Firefox not isolated".
-pub fn heading(engine: &str, isolated: Option<bool>) -> String {
-    match isolated {
-        None => engine.to_string(),
-        Some(true) => format!("{engine} isolated"),
-        Some(false) => format!("{engine} not isolated"),
-    }
-}
-
-impl EngineRun {
-    /// The column's heading: see [`heading`].
-    pub fn heading(&self) -> String {
-        heading(&self.engine, self.isolated)
-    }
 }
 
 impl Comparison {
@@ -161,22 +145,6 @@ impl Comparison {
     /// As JSON.
     pub fn to_json(&self) -> Result<String> {
         serde_json::to_string(self).map_err(|e| Error::Report(e.to_string()))
-    }
-
-    /// The runs that ended with a report, each with its digest (named by its heading).
-    pub fn measured(&self) -> Vec<(&EngineRun, Digest)> {
-        self.runs
-            .iter()
-            .filter_map(|r| Some((r, Digest::of(r.report.as_ref()?, &r.heading()))))
-            .collect()
-    }
-
-    /// The table: the headings of the measured runs, and a row per clock.
-    pub fn table(&self, figure: Figure) -> (Vec<String>, Vec<PivotRow>) {
-        let measured = self.measured();
-        let heads = measured.iter().map(|(r, _)| r.heading()).collect();
-        let digests: Vec<&Digest> = measured.iter().map(|(_, d)| d).collect();
-        (heads, digest::pivot(&digests, figure))
     }
 }
 

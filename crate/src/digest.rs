@@ -6,9 +6,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::present::{self, SummaryRow};
-use crate::report::{Platform, Report};
-
 /// The columns that say who measured.
 pub const WHO: [&str; 4] = ["browser", "OS", "isolation", "CPU"];
 /// The figures of one clock in a digest, under the summary's column names.
@@ -165,86 +162,12 @@ pub fn browser_and_version(ua: &str) -> String {
     }
 }
 
-/// The operating system a user agent names.
-pub fn os_of(ua: &str) -> &'static str {
-    [
-        ("Android", "Android"),
-        ("iPhone", "iOS"),
-        ("iPad", "iPadOS"),
-        ("CrOS", "ChromeOS"),
-        ("Windows", "Windows"),
-        ("Mac OS X", "macOS"),
-        ("Linux", "Linux"),
-    ]
-    .iter()
-    .find(|(key, _)| ua.contains(key))
-    .map_or(present::DASH, |(_, os)| os)
-}
-
-fn clipped(s: &str) -> String {
+/// `s`, cut to [`MAX_TEXT`] characters.
+pub(crate) fn clipped(s: &str) -> String {
     s.chars().take(MAX_TEXT).collect()
 }
 
 impl Digest {
-    /// The digest of report `r`, which came from `from`.
-    pub fn of(r: &Report, from: &str) -> Self {
-        let env = &r.environment;
-        let browser = env.platform == Some(Platform::Browser);
-        let ua = env.user_agent.as_deref().unwrap_or("");
-        let who = Who {
-            browser: clipped(&if browser {
-                browser_and_version(ua)
-            } else {
-                "native".into()
-            }),
-            os: clipped(match (&env.os, browser) {
-                (Some(os), _) => os,
-                (None, true) => os_of(ua),
-                (None, false) => present::DASH,
-            }),
-            isolation: match env.cross_origin_isolated {
-                Some(true) => "isolated",
-                Some(false) => "not isolated",
-                None => present::DASH,
-            }
-            .into(),
-            cpu: clipped(&match (&env.cpu, env.cpus) {
-                (Some(cpu), _) => cpu.clone(),
-                (None, Some(n)) => format!("{n} logical CPUs"),
-                (None, None) => present::DASH.into(),
-            }),
-        };
-        let clocks = r
-            .clocks
-            .iter()
-            .map(|c| {
-                let row = SummaryRow::new(c, &env.counters);
-                let [clock, tick, read_cost, verdict] = FIGURES.map(|f| clipped(row.cell(f)));
-                DigestClock {
-                    figures: Figures {
-                        clock,
-                        tick,
-                        read_cost,
-                        verdict,
-                    },
-                    tick_ns: row.tick_ns,
-                    // What a caller there pays: a page's own JavaScript, where measured.
-                    read_ns: c
-                        .overhead
-                        .as_ref()
-                        .filter(|o| o.unusable.is_none())
-                        .and_then(|o| o.own_per_read_ns.or(o.per_read_ns)),
-                }
-            })
-            .collect();
-        Self {
-            from: clipped(from),
-            place: if browser { "browser" } else { "native" }.into(),
-            who,
-            clocks,
-        }
-    }
-
     /// Checks a digest that came from outside (a link): its shape and its sizes.
     pub fn check(self) -> Result<Self, String> {
         let texts = self
@@ -267,24 +190,6 @@ impl Digest {
             return Err("a result has a figure that is not a finite time".into());
         }
         Ok(self)
-    }
-
-    /// One line saying what it holds.
-    pub fn line(&self) -> String {
-        let who: Vec<&str> = self
-            .who
-            .cells()
-            .into_iter()
-            .map(String::as_str)
-            .filter(|w| *w != present::DASH)
-            .collect();
-        format!(
-            "{}: {} clock{}, {}",
-            self.from,
-            self.clocks.len(),
-            if self.clocks.len() == 1 { "" } else { "s" },
-            who.join(", ")
-        )
     }
 }
 
@@ -537,59 +442,6 @@ pub struct PivotRow {
     pub cells: Vec<String>,
 }
 
-/// Clocks × digests, a cell of each: a row per clock (finest best tick first, as in the
-/// matrix), a column per digest. What sets a machine's clocks beside its browsers'.
-pub fn pivot(digests: &[&Digest], figure: Figure) -> Vec<PivotRow> {
-    let mut names: Vec<String> = Vec::new();
-    for d in digests {
-        for c in &d.clocks {
-            if !names.iter().any(|n| n == c.name()) {
-                names.push(c.name().to_string());
-            }
-        }
-    }
-    let best = |name: &str| {
-        digests
-            .iter()
-            .filter_map(|d| d.clock(name).and_then(|c| c.tick_ns))
-            .fold(f64::INFINITY, f64::min)
-    };
-    let mut ranked: Vec<(f64, f64)> = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (best(n), -(i as f64)))
-        .collect();
-    crate::stats::sort_pairs(&mut ranked);
-    ranked
-        .iter()
-        .map(|&(_, i)| {
-            let clock = names[(-i) as usize].clone();
-            let cells = digests
-                .iter()
-                .map(|d| match d.clock(&clock) {
-                    None => present::DASH.to_string(),
-                    Some(c) => {
-                        let f = &c.figures;
-                        match figure {
-                            Figure::Tick => {
-                                let sign = present::verdict_sign(&f.verdict);
-                                if sign.is_empty() {
-                                    f.tick.clone()
-                                } else {
-                                    format!("{} {sign}", f.tick)
-                                }
-                            }
-                            Figure::ReadCost => f.read_cost.clone(),
-                            Figure::Verdict => f.verdict.clone(),
-                        }
-                    }
-                })
-                .collect();
-            PivotRow { clock, cells }
-        })
-        .collect()
-}
-
 /// A pivot as CSV: the clock, then a column per digest headed `heads`.
 pub fn pivot_csv(heads: &[String], rows: &[PivotRow]) -> String {
     let header: Vec<&str> = std::iter::once("clock")
@@ -650,7 +502,7 @@ pub fn ticks_by_engine(digests: &[&Digest], clock: &str) -> Vec<TickGroup> {
 mod tests {
     use super::*;
     use crate::clock::{ClockInfo, ClockKind, CountPeriod, Ratio};
-    use crate::present;
+    use crate::present::{self, os_of};
     use crate::report::{ClockReport, Environment, Platform, Report};
 
     #[test]

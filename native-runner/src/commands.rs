@@ -59,25 +59,12 @@ pub fn list(a: ListArgs) -> Result<(), CliError> {
         report.clocks = v;
         return output::print(&report.to_json()?);
     }
-    let mut t = TextTable::of("clock|kind|one count|bits|claimed|claimed by|here");
+    let mut t = TextTable::new(&present::LIST_COLUMNS);
     for e in &entries {
-        let i = &e.info;
-        t.row(vec![
-            i.name.clone(),
-            present::kind_label(i.kind).into(),
-            match i.period.ns_per_count() {
-                Some(ns) => present::duration(ns),
-                None if e.clock.is_ok() => "measured when run".into(),
-                None => "unknown".into(),
-            },
-            i.bits.to_string(),
-            present::opt_duration(i.claimed.as_ref().map(|c| c.ns)),
-            i.claimed.as_ref().map_or("-".into(), |c| c.source.clone()),
-            match &e.clock {
-                Ok(_) => "yes".into(),
-                Err(w) => format!("no: {w}"),
-            },
-        ]);
+        t.row(present::list_row(
+            &e.info,
+            e.clock.as_ref().map(|_| ()).map_err(String::as_str),
+        ));
     }
     let mut text = t.render();
     for f in &freqs {

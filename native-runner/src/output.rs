@@ -4,11 +4,11 @@ use std::io::Write;
 use std::path::Path;
 
 use plotters::prelude::*;
-use ticklab::present::{self, opt_duration, SummaryRow};
+use ticklab::present::{self, SummaryRow};
 use ticklab::report::{ClockReport, CounterFrequency, Report};
 use ticklab_plot::{PlotResult, View as PlotView};
 
-use ticklab::comparison::{page_clock_starved, Comparison};
+use ticklab::comparison::Comparison;
 use ticklab::digest::Figure;
 
 use crate::cli::Output;
@@ -24,10 +24,6 @@ impl TextTable {
         Self {
             rows: vec![header.iter().map(|s| s.to_string()).collect()],
         }
-    }
-    /// A table whose columns are named in one line, separated by `|`.
-    pub fn of(columns: &str) -> Self {
-        Self::new(&columns.split('|').collect::<Vec<_>>())
     }
     pub fn row(&mut self, r: Vec<String>) {
         self.rows.push(r);
@@ -196,100 +192,35 @@ fn summary(report: &Report) -> String {
     t.render()
 }
 
-fn tick_table(report: &Report) -> String {
-    let mut t = TextTable::of(
-        "clock|claimed|tick|verdict|explains|method|smallest|diff(sort)|edges|reads/change",
-    );
+/// A table of `columns`, a row (or rows) per clock from `rows`.
+fn table(
+    report: &Report,
+    columns: &[&str],
+    rows: impl Fn(&ClockReport, &[CounterFrequency]) -> Vec<Vec<String>>,
+) -> String {
+    let mut t = TextTable::new(columns);
     for c in &report.clocks {
-        let Some(k) = &c.tick else {
-            t.row(vec![c.info.name.clone(), present::DASH.into()]);
-            continue;
-        };
-        let conv = |x: f64| present::counts_or_duration(x, k.ns_per_count);
-        t.row(vec![
-            c.info.name.clone(),
-            opt_duration(k.claimed_ns),
-            present::tick(c, &report.environment.counters),
-            present::verdict(c),
-            present::explains(c),
-            present::method_label(k.estimate.method).into(),
-            conv(k.estimate.smallest_nonzero),
-            k.estimate
-                .smallest_diff_sort
-                .map_or(present::DASH.into(), conv),
-            k.edges.to_string(),
-            k.reads_per_change
-                .as_ref()
-                .map_or(present::DASH.into(), |r| format!("{:.0}", r.median)),
-        ]);
+        for r in rows(c, &report.environment.counters) {
+            t.row(r);
+        }
     }
     t.render()
+}
+
+fn tick_table(report: &Report) -> String {
+    table(report, &present::TICK_COLUMNS, |c, f| {
+        vec![present::tick_row(c, f)]
+    })
 }
 
 fn overhead_table(report: &Report) -> String {
-    let mut t = TextTable::of(
-        "clock|tick|read cost|median|p95|block reads|blocks|rule of 100|shortest block",
-    );
-    for c in &report.clocks {
-        let Some(o) = &c.overhead else {
-            t.row(vec![c.info.name.clone(), present::DASH.into()]);
-            continue;
-        };
-        let f = c.info.period.ns_per_count();
-        let conv = |x: f64| match o.unusable {
-            Some(_) => present::DASH.into(),
-            None => present::counts_or_duration(x, f),
-        };
-        t.row(vec![
-            c.info.name.clone(),
-            present::tick(c, &report.environment.counters),
-            conv(o.per_read_counts),
-            conv(o.distribution.median),
-            conv(o.distribution.p95),
-            o.block_reads.to_string(),
-            o.blocks.to_string(),
-            if o.rule_met {
-                "met".into()
-            } else {
-                "not met".into()
-            },
-            present::min_block(c),
-        ]);
-    }
-    t.render()
+    table(report, &present::OVERHEAD_COLUMNS, |c, f| {
+        vec![present::overhead_row(c, f)]
+    })
 }
 
 fn fit_table(report: &Report) -> String {
-    let mut t = TextTable::of(
-        "clock|tick|workload|sizes|runs|least-values slope|least squares|r²|on steps",
-    );
-    for c in &report.clocks {
-        for f in &c.fits {
-            t.row(vec![
-                c.info.name.clone(),
-                present::tick(c, &report.environment.counters),
-                f.workload.clone(),
-                format!(
-                    "{}..{}",
-                    f.points.first().map_or(0, |p| p.n),
-                    f.points.last().map_or(0, |p| p.n)
-                ),
-                f.points
-                    .iter()
-                    .map(|p| p.runs_done)
-                    .sum::<u64>()
-                    .to_string(),
-                present::slope(c),
-                present::least_squares(f),
-                format!("{:.5}", f.ols.r2),
-                format!("{}/{}", f.step.on_steps, f.points.len()),
-            ]);
-        }
-        if c.fits.is_empty() {
-            t.row(vec![c.info.name.clone(), present::DASH.into()]);
-        }
-    }
-    t.render()
+    table(report, &present::FIT_COLUMNS, present::fit_rows)
 }
 
 /// Writes one SVG with `draw` on an area of `size`.
@@ -371,45 +302,7 @@ pub fn emit_comparison(c: &Comparison, o: &Output, figure: Figure) -> Result<(),
     }
     text.push('\n');
     for run in &c.runs {
-        let mut line = format!("{}: ", run.heading());
-        match (&run.report, &run.failure) {
-            (Some(r), _) => {
-                let who = match (&run.version, &r.environment.user_agent) {
-                    (Some(v), _) => format!("{} {v}", run.engine),
-                    (None, Some(ua)) => ticklab::digest::browser_and_version(ua),
-                    (None, None) => [r.environment.os.as_deref(), r.environment.cpu.as_deref()]
-                        .into_iter()
-                        .flatten()
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                };
-                line.push_str(&who);
-                if let Some(s) = run.seconds {
-                    line.push_str(&format!(", {s:.1} s"));
-                }
-                if let Some(n) = run.attempts {
-                    line.push_str(&if page_clock_starved(r) {
-                        format!(" (run {n} times: the browser starved the lab's worker each time)")
-                    } else {
-                        format!(
-                            " (run {n} times: the browser starved the lab's worker in the first {})",
-                            n - 1
-                        )
-                    });
-                }
-                if let Some(why) = ticklab::present::interrupted(r) {
-                    line.push_str(&format!(" ({why})"));
-                }
-            }
-            (None, why) => {
-                line.push_str("not measured: ");
-                line.push_str(why.as_deref().unwrap_or("no report"));
-                if let Some(hint) = &run.hint {
-                    line.push_str(&format!("; {hint}"));
-                }
-            }
-        }
-        text.push_str(&line);
+        text.push_str(&present::engine_run_line(run));
         text.push('\n');
     }
     let native = c.runs.iter().find(|r| r.isolated.is_none());

@@ -3,9 +3,10 @@
 //! server's teacher view shows too. A result link carries the same digest.
 
 pub use ticklab::digest::{
-    browser_and_version, matrix, matrix_csv, os_of, Column, Digest, DigestClock, Figures, Group,
+    browser_and_version, matrix, matrix_csv, Column, Digest, DigestClock, Figures, Group,
     MatrixRow, FIGURES, MATRIX_COLUMNS, MATRIX_KEYS, WHO,
 };
+pub use ticklab::present::os_of;
 
 /// What the report of the machine serving the page is called when taken in.
 pub const SERVER: &str = "the server";

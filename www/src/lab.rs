@@ -633,7 +633,7 @@ fn parse_any(text: &str) -> Result<JsValue, ticklab::Error> {
 /// The digests of a report (one) or of a comparison `ticklab browsers` saved (one per run
 /// that measured, named `from` and the run's heading), checked as the command checks them.
 fn digests_of(text: &str, from: &str) -> Result<Vec<Digest>, ticklab::Error> {
-    use ticklab::comparison::{self, Comparison};
+    use ticklab::comparison::Comparison;
     // A report's limit for any file: a comparison of six engines is 2 MB.
     Report::check_size(text.len())?;
     let v = parse_any(text)?;
@@ -652,7 +652,7 @@ fn digests_of(text: &str, from: &str) -> Result<Vec<Digest>, ticklab::Error> {
             continue; // an engine that was missing or failed: nothing measured
         }
         let engine = field(&run, "engine").as_string().unwrap_or_default();
-        let head = comparison::heading(&engine, field(&run, "isolated").as_bool());
+        let head = ticklab::present::engine_heading(&engine, field(&run, "isolated").as_bool());
         out.push(Digest::of(&report_of(report)?, &format!("{from}: {head}")));
     }
     if out.is_empty() {

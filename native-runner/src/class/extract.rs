@@ -13,7 +13,7 @@ use serde::de::DeserializeOwned;
 use subtle::ConstantTimeEq;
 
 use super::refusal::ClassError;
-use super::routes::ClassState;
+use super::state::ClassState;
 use super::store::ClassStore;
 
 /// The request carries the teacher's key (`Authorization: Bearer KEY`), compared in

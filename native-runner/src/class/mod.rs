@@ -9,6 +9,7 @@ pub mod limits;
 pub mod paths;
 mod refusal;
 pub mod routes;
+mod state;
 pub mod store;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};

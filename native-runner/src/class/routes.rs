@@ -4,7 +4,6 @@
 //! Every refusal is a [`ClassError`]: its status and its reason in words.
 
 use std::convert::Infallible;
-use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -20,39 +19,14 @@ use subtle::ConstantTimeEq;
 use ticklab::digest::{self, Digest};
 
 use super::extract::{AddressAllowed, Named, Post, Teacher};
-use super::limits::{
-    Limit, ADDRESS_PER_MINUTE, KEEP_ALIVE, MAX_NICKNAME, MAX_POST, MAX_ROWS,
-    MOST_ADDRESSES_COUNTED, MOST_STUDENTS_COUNTED, RATE_WINDOW, RECONNECT, STUDENT_PER_MINUTE,
-};
+use super::limits::{KEEP_ALIVE, MAX_NICKNAME, MAX_POST, MAX_ROWS, RECONNECT};
 use super::paths;
 use super::refusal::ClassError;
-use super::store::{Change, Class, ClassStore, Refusal, Row, Submission, Subscription};
+pub use super::state::ClassState;
+use super::store::{Change, ClassStore, Refusal, Row, Submission, Subscription};
 
 /// The clock the class's plot shows.
 pub const PLOTTED: &str = digest::PAGE_NOW;
-
-/// What the routes share: the store, the class, and the limits.
-pub struct ClassState<S> {
-    pub(super) store: S,
-    pub(super) class: Class,
-    /// The join URLs, one per address students reach this machine at.
-    join: Vec<String>,
-    per_student: Limit<String>,
-    pub(super) per_address: Limit<IpAddr>,
-}
-
-impl<S: ClassStore> ClassState<S> {
-    /// The class `class` kept in `store`, joined at the URLs `join`.
-    pub fn new(store: S, class: Class, join: Vec<String>) -> Self {
-        Self {
-            store,
-            class,
-            join,
-            per_student: Limit::new(STUDENT_PER_MINUTE, RATE_WINDOW, MOST_STUDENTS_COUNTED),
-            per_address: Limit::new(ADDRESS_PER_MINUTE, RATE_WINDOW, MOST_ADDRESSES_COUNTED),
-        }
-    }
-}
 
 /// The class's routes, each at its [`paths`] name, with bodies up to [`MAX_POST`].
 pub fn router<S: ClassStore>(state: Arc<ClassState<S>>) -> Router {
@@ -163,6 +137,8 @@ struct Shown<'a> {
     student: &'a str,
     nickname: &'a str,
     received_ms: i64,
+    /// Who sent it, in words: "Chromium 156, isolated".
+    sender: String,
     digest: &'a Digest,
 }
 
@@ -171,6 +147,7 @@ fn shown(r: &Row) -> Shown<'_> {
         student: &r.submission.student,
         nickname: &r.submission.nickname,
         received_ms: r.received_ms,
+        sender: ticklab::present::sender(&r.submission.digest),
         digest: &r.submission.digest,
     }
 }
