@@ -218,6 +218,54 @@ pub struct Entry {
     pub counts_per_unit: f64,
 }
 
+/// How a clock's values are read, decided once: the tick is found from them, and the
+/// ranking reads the clock, as this says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadAs {
+    /// Spun on, read at will.
+    AtWill,
+    /// Read at moments the browser chose (frames, tasks).
+    AtItsMoments,
+    /// A count of events.
+    Counted,
+    /// A set of durations (Event Timing's), not a series.
+    Durations,
+}
+
+impl ReadAs {
+    /// What the tick is found from.
+    pub fn values(self) -> ticklab::tick::Values {
+        use ticklab::tick::Values;
+        match self {
+            ReadAs::Durations => Values::Durations,
+            ReadAs::Counted => Values::Counts,
+            ReadAs::AtWill | ReadAs::AtItsMoments => Values::Readings,
+        }
+    }
+
+    /// How a ranking reads the clock.
+    pub fn reading(self) -> ticklab::ranking::Reading {
+        use ticklab::ranking::Reading;
+        match self {
+            ReadAs::Durations => Reading::Durations,
+            ReadAs::AtItsMoments => Reading::AtItsMoments,
+            ReadAs::AtWill | ReadAs::Counted => Reading::AtWill,
+        }
+    }
+}
+
+impl Entry {
+    /// How its values are read.
+    pub fn read_as(&self) -> ReadAs {
+        match (self.id, self.place) {
+            (ClockId::EventTiming, _) => ReadAs::Durations,
+            (_, Place::Counted) => ReadAs::Counted,
+            (_, Place::Sampled) => ReadAs::AtItsMoments,
+            (_, Place::Worker | Place::Main) => ReadAs::AtWill,
+        }
+    }
+}
+
 /// Every clock the page knows, available or not, in the order the page runs them.
 pub fn entries(ctx: &Context) -> Vec<Entry> {
     let b = browser(&ctx.user_agent);

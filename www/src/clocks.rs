@@ -9,7 +9,7 @@ use ticklab::synthetic::{Clamp, ClampStyle, ClockTime, Jiffy, RoundedNs, SimTime
 use web_sys::Performance;
 
 use crate::catalogue::{self, ClockId, Context, Entry};
-use crate::{ulp, CALIBRATION_MS};
+use crate::CALIBRATION_MS;
 pub(crate) use ticklab_first::web::{float_clock, performance};
 use wasm_bindgen::prelude::wasm_bindgen;
 
@@ -189,7 +189,7 @@ pub(crate) fn build(entry: &Entry, counter: Option<Int32Array>) -> Result<Built,
             // Epoch milliseconds in a double are only good to one unit in the last
             // place (0.24 µs in 2026): that is the readings' quantum, or float rounding
             // would pass for the tick.
-            let info = info.with_quantum(ulp(origin + p.now()) * 1e6);
+            let info = info.with_quantum(ticklab::analyze::spacing(origin + p.now()) * 1e6);
             // The sum is taken first, as a page would: its rounding is the lesson.
             float_clock(info, move || (origin + p.now()) - o)
         }

@@ -315,11 +315,7 @@ impl LabState {
         } else {
             Stop::Samples
         };
-        let kind = match (id, self.entry(id).place) {
-            (ClockId::EventTiming, _) => tick::Values::Durations,
-            (_, Place::Counted) => tick::Values::Counts,
-            _ => tick::Values::Readings,
-        };
+        let kind = self.entry(id).read_as().values();
         let opts = TickOptions::new(budget);
         match tick::from_values(
             &info,
@@ -348,18 +344,11 @@ impl LabState {
     /// The line ranking the clocks measured so far, finest first, against performance.now
     /// (the worker's): the core's ranking, each clock read as its place says.
     pub fn ranking(&self) -> Option<String> {
-        use ticklab::ranking::{step, Ranking, Reading};
+        use ticklab::ranking::{step, Ranking};
         let steps = self
             .results
             .iter()
-            .filter_map(|(id, r)| {
-                let reading = match (self.entry(*id).place, id) {
-                    (_, ClockId::EventTiming) => Reading::Durations,
-                    (Place::Sampled, _) => Reading::AtItsMoments,
-                    _ => Reading::AtWill,
-                };
-                step(r, reading)
-            })
+            .filter_map(|(id, r)| step(r, self.entry(*id).read_as().reading()))
             .collect();
         let r = Ranking::of(steps, ticklab::digest::PAGE_NOW, "performance.now")?;
         Some(present::ranking(&r, "this page built"))
@@ -427,11 +416,8 @@ impl LabState {
             answer: present::analysis::answer(m),
             bands: present::analysis::band_lines(m),
             notes: present::analysis::notes(m),
-            tick_ns: m
-                .estimate
-                .as_ref()
-                .filter(|e| e.found())
-                .and_then(|e| analyze::ns_per_unit(m.unit()).map(|f| e.tick * f)),
+            // A tick found, not a bound: what the page marks on its plots.
+            tick_ns: m.estimate.as_ref().filter(|e| e.found()).and(m.tick_ns()),
         };
         self.analysis = Some(an);
         Ok(words)

@@ -50,15 +50,6 @@ pub fn plan_for(
         .in_proportion_within(MAIN_THREAD_S))
 }
 
-/// One unit in the last place of `x`.
-pub fn ulp(x: f64) -> f64 {
-    let x = x.abs();
-    if !x.is_finite() || x == 0.0 {
-        return f64::MIN_POSITIVE;
-    }
-    f64::from_bits(x.to_bits() + 1) - x
-}
-
 #[cfg(target_arch = "wasm32")]
 mod canvas;
 #[cfg(target_arch = "wasm32")]
@@ -73,13 +64,6 @@ mod tests {
     use super::*;
     use catalogue::{ClockId, Context};
     use settings::RawSettings;
-
-    #[test]
-    fn ulp_of_epoch_milliseconds_is_a_quarter_microsecond() {
-        let u = ulp(1.79e12) * 1e6;
-        assert!((u - 244.14).abs() < 0.01, "{u}");
-        assert_eq!(ulp(1.0), f64::EPSILON);
-    }
 
     #[test]
     fn main_thread_budgets_are_a_quarter_within_75_ms_and_simulations_never_fit() {

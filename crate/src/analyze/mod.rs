@@ -186,6 +186,12 @@ impl SeriesAnalysis {
             .map(|e| e.tick)
     }
 
+    /// [`Self::tick`] in ns, when the values' unit is a time.
+    pub fn tick_ns(&self) -> Option<f64> {
+        self.tick()
+            .and_then(|t| ns_per_unit(self.unit()).map(|f| f * t))
+    }
+
     /// The shortest timing with at most 1% quantisation error, when a tick was found.
     pub fn rule_of_100(&self) -> Option<f64> {
         self.estimate
@@ -740,6 +746,13 @@ pub fn examine(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn doubles_of_epoch_milliseconds_are_a_quarter_microsecond_apart() {
+        let u = super::spacing(1.79e12) * 1e6;
+        assert!((u - 244.14).abs() < 0.01, "{u}");
+        assert_eq!(super::spacing(1.0), f64::EPSILON);
+    }
+
     #[test]
     fn a_double_prints_as_its_fixed_decimals() {
         let x = 1_732_550_000_124.525_1;

@@ -7,7 +7,7 @@ pub mod formats;
 use std::io::Read;
 
 use serde::Serialize;
-use ticklab::analyze::{self as core, ns_per_unit, Analysis, SeriesAnalysis};
+use ticklab::analyze::{self as core, Analysis, SeriesAnalysis};
 use ticklab::present::{
     self,
     analysis::{self as words, answer, band_lines, detail_rows, unit_name},
@@ -102,7 +102,7 @@ fn series_report(a: &SeriesAnalysis) -> SeriesReport<'_> {
         failure: a.failure.as_ref().map(present::caveat),
         verdict: words::verdict_words(a),
         tick,
-        tick_ns: tick.and_then(|t| ns_per_unit(a.unit()).map(|f| f * t)),
+        tick_ns: a.tick_ns(),
         at_most: a
             .estimate
             .as_ref()
