@@ -68,98 +68,137 @@ pub const MIN_EDGES: u64 = 10;
 /// half of it (less a little for the gap's measure).
 const STARVED_SHARE: f64 = 0.4;
 
-/// Measures the tick of `clock`: edge-to-edge sampling (spin until the reading changes,
-/// bounded by time) interleaved with dithered timings (read, a random number of reads and
-/// spins, read), then the estimators over edges, sums of edges and timings. Intervals that
-/// straddle a gap (a time the process was not running, [`crate::run::Gaps`]) are set aside
-/// when the rest can answer, and the answer is "too busy to tell" when they cannot.
-pub fn measure<C: Clock + ?Sized>(
-    clock: &mut C,
-    run: &mut Run<'_>,
-    opts: &TickOptions,
-) -> Result<TickResult> {
-    run.start("tick", opts.budget);
-    let info = clock.info().clone();
-    let mut rng = SplitMix64::new(opts.seed);
-    let mut edges: Vec<u64> = Vec::new();
-    // The stretches each edge's wait and each timing lie within ([`Run::stamps`]).
-    let mut edge_spans: Vec<(u64, u64)> = Vec::new();
-    let mut timing_spans: Vec<(u64, u64)> = Vec::new();
-    let mut segments: Vec<usize> = vec![0]; // edge indices where a backwards step broke the run
-                                            // Reads between edges of each whole wait, with its edge, and (reads, step, whether it
-                                            // follows the one before) for the grid.
-    let mut rpc: Vec<(u64, usize)> = Vec::new();
-    let mut spacing: Vec<(u64, u64, bool)> = Vec::new();
-    let mut follows = false;
-    let mut timings: Vec<u64> = Vec::new();
-    let mut backwards = 0u64;
-    let mut reads_waiting = 0u64;
+/// What the sampling gathered: edges and dithered timings, the stretches they lie within
+/// ([`Run::stamps`]), and what the grid and the reads per change are found from.
+struct Sampled {
+    edges: Vec<u64>,
+    edge_spans: Vec<(u64, u64)>,
+    timings: Vec<u64>,
+    timing_spans: Vec<(u64, u64)>,
+    /// Edge indices where a backwards step broke the run.
+    segments: Vec<usize>,
+    /// Reads between edges of each whole wait, with its edge.
+    rpc: Vec<(u64, usize)>,
+    /// (reads, step, whether it follows the one before), for the grid.
+    spacing: Vec<(u64, u64, bool)>,
+    backwards: u64,
+    reads_waiting: u64,
+}
 
-    let read_s = run.warm_up(64, 0.05, &mut || {
-        black_box(clock.read());
-    });
-    too_slow(&info.name, "tick", read_s, run.budget().time_s)?;
-    let (spin_range, dither_seen) = dither_range(clock, run);
-    // Spin steps a read's time is worth, to count a dither's spin as its loop's work (a
-    // simulated spin takes no simulated time).
-    let spins_per_read = if dither_seen {
-        (spin_range as f64 / 2.0).max(1.0)
-    } else {
-        f64::INFINITY
-    };
-    let (mut edge_pace, mut timing_pace) = (Pace::new(Loop::Edges), Pace::new(Loop::Dither));
-    let mut prev = clock.read();
-    let mut open = run.stamps();
-    let mut partial = true; // the first wait after a jump starts mid-tick
-    let stop = 'outer: loop {
-        // Edge-to-edge: spin until the value changes.
+/// The sampling loop's state between its rounds of edges and of dithered timings.
+struct Sampler<'c, C: Clock + ?Sized> {
+    clock: &'c mut C,
+    info: ClockInfo,
+    rng: SplitMix64,
+    got: Sampled,
+    follows: bool,
+    /// The stamp the next edge's wait starts after.
+    open: u64,
+    /// Whether the next wait starts mid-tick (the first after a jump).
+    partial: bool,
+    prev: u64,
+    edge_pace: Pace,
+    timing_pace: Pace,
+    spin_range: u64,
+    /// Spin steps a read's time is worth, to count a dither's spin as its loop's work (a
+    /// simulated spin takes no simulated time).
+    spins_per_read: f64,
+}
+
+impl<'c, C: Clock + ?Sized> Sampler<'c, C> {
+    fn new(clock: &'c mut C, run: &mut Run<'_>, seed: u64, spin_range: u64, seen: bool) -> Self {
+        let info = clock.info().clone();
+        let prev = clock.read();
+        Self {
+            clock,
+            info,
+            rng: SplitMix64::new(seed),
+            got: Sampled {
+                edges: Vec::new(),
+                edge_spans: Vec::new(),
+                timings: Vec::new(),
+                timing_spans: Vec::new(),
+                segments: vec![0],
+                rpc: Vec::new(),
+                spacing: Vec::new(),
+                backwards: 0,
+                reads_waiting: 0,
+            },
+            follows: false,
+            open: run.stamps(),
+            partial: true,
+            prev,
+            edge_pace: Pace::new(Loop::Edges),
+            timing_pace: Pace::new(Loop::Dither),
+            spin_range,
+            spins_per_read: if seen {
+                (spin_range as f64 / 2.0).max(1.0)
+            } else {
+                f64::INFINITY
+            },
+        }
+    }
+
+    fn samples(&self) -> u64 {
+        (self.got.edges.len() + self.got.timings.len()) as u64
+    }
+
+    /// Edge to edge: 64 times, spin until the value changes. Why the run stopped, if it did.
+    fn edges(&mut self, run: &mut Run<'_>) -> Result<Option<Stop>> {
         for _ in 0..64 {
             let mut spins = 0u64;
             let r = loop {
-                let r = clock.read();
+                let r = self.clock.read();
                 spins += 1;
-                if r != prev {
+                if r != self.prev {
                     break r;
                 }
-                if let Some(s) = run.poll(&mut edge_pace, (edges.len() + timings.len()) as u64)? {
-                    reads_waiting += spins;
-                    break 'outer s;
+                let samples = self.samples();
+                if let Some(s) = run.poll(&mut self.edge_pace, samples)? {
+                    self.got.reads_waiting += spins;
+                    return Ok(Some(s));
                 }
             };
-            reads_waiting += spins;
+            self.got.reads_waiting += spins;
             let seen = run.stamps();
             // A long wait ends its stretch at the edge; a short one is checked by the pace.
+            let samples = self.samples();
             let (checked, hi, next) = if spins >= STAMP_READS {
-                let c = run.poll_now(&mut edge_pace, (edges.len() + timings.len()) as u64)?;
+                let c = run.poll_now(&mut self.edge_pace, samples)?;
                 (c, run.stamps(), run.stamps())
             } else {
-                let c = run.poll(&mut edge_pace, (edges.len() + timings.len()) as u64)?;
+                let c = run.poll(&mut self.edge_pace, samples)?;
                 (c, seen + 1, seen)
             };
-            let d = info.diff(prev, r);
-            if info.looks_backwards(d) {
-                backwards += 1;
-                segments.push(edges.len());
-                follows = false;
+            let d = self.info.diff(self.prev, r);
+            let got = &mut self.got;
+            if self.info.looks_backwards(d) {
+                got.backwards += 1;
+                got.segments.push(got.edges.len());
+                self.follows = false;
             } else {
-                if !partial {
-                    rpc.push((spins, edges.len()));
-                    spacing.push((spins, d, follows));
+                if !self.partial {
+                    got.rpc.push((spins, got.edges.len()));
+                    got.spacing.push((spins, d, self.follows));
                 }
-                edges.push(d);
-                edge_spans.push((open + 1, hi));
-                follows = !partial;
+                got.edges.push(d);
+                got.edge_spans.push((self.open + 1, hi));
+                self.follows = !self.partial;
             }
-            open = next;
-            partial = false;
-            prev = r;
-            if let Some(s) = checked {
-                break 'outer s;
+            self.open = next;
+            self.partial = false;
+            self.prev = r;
+            if checked.is_some() {
+                return Ok(checked);
             }
         }
-        clock.check_fault()?;
-        // Dithered timings: a random wait of reads and spins, so the intervals vary on a
-        // scale finer than the read cost and the GCD can go below it.
+        Ok(None)
+    }
+
+    /// Dithered timings: a random wait of reads and spins, so the intervals vary on a scale
+    /// finer than the read cost and the GCD can go below it. Why the run stopped, if it did.
+    fn dithers(&mut self, run: &mut Run<'_>) -> Result<Option<Stop>> {
+        let rpc = &self.got.rpc;
         let typical = if rpc.is_empty() {
             4
         } else {
@@ -176,119 +215,211 @@ pub fn measure<C: Clock + ?Sized>(
         // of their own, so a gap is put in the timing it happened in.
         let stamped = typical >= STAMP_READS;
         for _ in 0..dithers {
-            let samples = (edges.len() + timings.len()) as u64;
+            let samples = self.samples();
             let checked = if stamped {
-                run.poll_now(&mut timing_pace, samples)?
+                run.poll_now(&mut self.timing_pace, samples)?
             } else {
-                run.poll(&mut timing_pace, samples)?
+                run.poll(&mut self.timing_pace, samples)?
             };
-            if let Some(s) = checked {
-                break 'outer s;
+            if checked.is_some() {
+                return Ok(checked);
             }
-            let m = rng.below(4 * typical + 1);
-            let s = rng.below(spin_range);
+            let m = self.rng.below(4 * typical + 1);
+            let s = self.rng.below(self.spin_range);
             let lo = run.stamps() + 1;
-            let a = clock.read();
+            let a = self.clock.read();
             for _ in 0..m {
-                black_box(clock.read());
-                if let Some(s) = run.poll(&mut timing_pace, samples)? {
-                    break 'outer s;
+                black_box(self.clock.read());
+                if let Some(s) = run.poll(&mut self.timing_pace, samples)? {
+                    return Ok(Some(s));
                 }
             }
             black_box(spin(s));
-            timing_pace.credit(2 + (s as f64 / spins_per_read) as u32);
-            let b = clock.read();
+            self.timing_pace
+                .credit(2 + (s as f64 / self.spins_per_read) as u32);
+            let b = self.clock.read();
             // The next edge's wait starts at this read.
-            open = run.stamps();
+            self.open = run.stamps();
             let hi = if stamped {
-                let c = run.poll_now(&mut timing_pace, samples)?;
-                if let Some(s) = c {
-                    break 'outer s;
+                let c = run.poll_now(&mut self.timing_pace, samples)?;
+                if c.is_some() {
+                    return Ok(c);
                 }
                 run.stamps()
             } else {
                 run.stamps() + 1
             };
-            let d = info.diff(a, b);
-            if info.looks_backwards(d) {
-                backwards += 1;
+            let d = self.info.diff(a, b);
+            if self.info.looks_backwards(d) {
+                self.got.backwards += 1;
             } else {
-                timings.push(d);
-                timing_spans.push((lo, hi));
+                self.got.timings.push(d);
+                self.got.timing_spans.push((lo, hi));
             }
-            prev = b;
+            self.prev = b;
         }
-        partial = true;
-        if let Some(s) = run.check((edges.len() + timings.len()) as u64)? {
+        self.partial = true;
+        Ok(None)
+    }
+}
+
+/// Measures the tick of `clock`: edge-to-edge sampling (spin until the reading changes,
+/// bounded by time) interleaved with dithered timings (read, a random number of reads and
+/// spins, read), then the estimators over edges, sums of edges and timings. Intervals that
+/// straddle a gap (a time the process was not running, [`crate::run::Gaps`]) are set aside
+/// when the rest can answer, and the answer is "too busy to tell" when they cannot.
+pub fn measure<C: Clock + ?Sized>(
+    clock: &mut C,
+    run: &mut Run<'_>,
+    opts: &TickOptions,
+) -> Result<TickResult> {
+    run.start("tick", opts.budget);
+    let name = clock.info().name.clone();
+    let read_s = run.warm_up(64, 0.05, &mut || {
+        black_box(clock.read());
+    });
+    too_slow(&name, "tick", read_s, run.budget().time_s)?;
+    let (spin_range, dither_seen) = dither_range(clock, run);
+    let mut sampler = Sampler::new(clock, run, opts.seed, spin_range, dither_seen);
+    let stop = loop {
+        if let Some(s) = sampler.edges(run)? {
+            break s;
+        }
+        sampler.clock.check_fault()?;
+        if let Some(s) = sampler.dithers(run)? {
+            break s;
+        }
+        if let Some(s) = run.check(sampler.samples())? {
             break s;
         }
     };
-    clock.check_fault()?;
+    sampler.clock.check_fault()?;
     let elapsed_s = run.elapsed();
-    if edges.is_empty() && timings.iter().all(|&d| d == 0) {
+    let Sampler { info, got, .. } = sampler;
+    if got.edges.is_empty() && got.timings.iter().all(|&d| d == 0) {
         return Err(Error::Frozen {
             clock: info.name.clone(),
             elapsed_s,
-            reads: reads_waiting,
+            reads: got.reads_waiting,
         });
     }
-
-    // Which intervals straddle a gap long enough to have hidden a tick.
     let (gaps, found) = run.gaps();
-    let ns = info.period.ns_per_count();
-    let edge_starved = starved(&edges, &edge_spans, &found, ns);
-    let timing_starved = starved(&timings, &timing_spans, &found, ns);
+    conclude(
+        &info,
+        got,
+        opts,
+        dither_seen,
+        (stop, elapsed_s),
+        (gaps, &found),
+    )
+}
 
+/// What the estimate over every interval, and over those no gap starved, says: the
+/// estimate, its caveats, and whether the machine was too busy to tell.
+struct Starving {
+    estimate: TickEstimate,
+    caveats: Vec<Caveat>,
+    too_busy: bool,
+}
+
+/// The estimate over `all` intervals, or over those no gap starved when gaps set some
+/// aside (`set_aside` of `of`), with the caveat that says which.
+#[allow(clippy::too_many_arguments)]
+fn starving(
+    info: &ClockInfo,
+    all: &[u64],
+    rest: impl FnOnce() -> Vec<u64>,
+    set_aside: u64,
+    of: u64,
+    clean_edges: u64,
+    gaps: &crate::run::Gaps,
+    opts: &TickOptions,
+) -> Result<Starving> {
+    let mut estimate = estimate_clock(info, all, &opts.estimator)?;
+    let mut out = Starving {
+        estimate: estimate.clone(),
+        caveats: Vec::new(),
+        too_busy: false,
+    };
+    if set_aside == 0 {
+        return Ok(out);
+    }
+    let (lost_s, longest_s) = (gaps.lost_s, gaps.longest_s);
+    let share = gaps.share().unwrap_or(0.0);
+    match estimate_clock(info, &rest(), &opts.estimator) {
+        // A handful of edges between the gaps is no tick (WebKit's performance.now once
+        // 183 ms beside two busy loops): below MIN_EDGES the machine was too busy.
+        Ok(e) if e.found() && e.reliable && clean_edges >= MIN_EDGES => {
+            // A finer tick is as true from every interval (each is a whole number of
+            // ticks); a coarser one only from the starved.
+            if e.tick < estimate.tick * (1.0 - opts.estimator.rel_tolerance) || !estimate.found() {
+                estimate = e;
+            }
+            out.caveats.push(Caveat::Starved {
+                intervals: set_aside,
+                of,
+                gaps: gaps.count,
+                lost_s,
+                longest_s,
+                share,
+            });
+        }
+        _ => {
+            out.too_busy = true;
+            estimate.reliable = false;
+            out.caveats.push(Caveat::TooBusy {
+                intervals: set_aside,
+                of,
+                gaps: gaps.count,
+                lost_s,
+                longest_s,
+                share,
+            });
+        }
+    }
+    out.estimate = estimate;
+    Ok(out)
+}
+
+/// The tick result of what was sampled: intervals that straddle a gap long enough to have
+/// hidden a tick set aside, the estimate, its caveats and its verdict.
+fn conclude(
+    info: &ClockInfo,
+    got: Sampled,
+    opts: &TickOptions,
+    dither_seen: bool,
+    (stop, elapsed_s): (Stop, f64),
+    (gaps, found): (crate::run::Gaps, &[Gap]),
+) -> Result<TickResult> {
+    let Sampled {
+        edges,
+        edge_spans,
+        timings,
+        timing_spans,
+        mut segments,
+        rpc,
+        spacing,
+        backwards,
+        ..
+    } = got;
+    let ns = info.period.ns_per_count();
+    let edge_starved = starved(&edges, &edge_spans, found, ns);
+    let timing_starved = starved(&timings, &timing_spans, found, ns);
     // Intervals for the estimate: edges, sums of consecutive edges within each unbroken
     // segment, and the dithered timings.
     segments.push(edges.len());
     let mut all = with_span_sums(&edges, &segments);
     all.extend_from_slice(&timings);
-    let mut estimate = estimate_clock(&info, &all, &opts.estimator)?;
-    let mut caveats = Vec::new();
-    let mut too_busy = false;
     let set_aside = count(&edge_starved) + count(&timing_starved);
     // The edges the tick rests on: those no gap broke.
     let clean_edges = (edges.len() as u64).saturating_sub(count(&edge_starved));
-    if set_aside > 0 {
-        let rest = unstarved(&edges, &segments, &edge_starved, &timings, &timing_starved);
-        let of = (edges.len() + timings.len()) as u64;
-        let (lost_s, longest_s) = (gaps.lost_s, gaps.longest_s);
-        let share = gaps.share().unwrap_or(0.0);
-        match estimate_clock(&info, &rest, &opts.estimator) {
-            // A handful of edges between the gaps is no tick (WebKit's performance.now once
-            // 183 ms beside two busy loops): below MIN_EDGES the machine was too busy.
-            Ok(e) if e.found() && e.reliable && clean_edges >= MIN_EDGES => {
-                // A finer tick is as true from every interval (each is a whole number of
-                // ticks); a coarser one only from the starved.
-                if e.tick < estimate.tick * (1.0 - opts.estimator.rel_tolerance)
-                    || !estimate.found()
-                {
-                    estimate = e;
-                }
-                caveats.push(Caveat::Starved {
-                    intervals: set_aside,
-                    of,
-                    gaps: gaps.count,
-                    lost_s,
-                    longest_s,
-                    share,
-                });
-            }
-            _ => {
-                too_busy = true;
-                estimate.reliable = false;
-                caveats.push(Caveat::TooBusy {
-                    intervals: set_aside,
-                    of,
-                    gaps: gaps.count,
-                    lost_s,
-                    longest_s,
-                    share,
-                });
-            }
-        }
-    }
+    let of = (edges.len() + timings.len()) as u64;
+    let rest = || unstarved(&edges, &segments, &edge_starved, &timings, &timing_starved);
+    let Starving {
+        mut estimate,
+        mut caveats,
+        too_busy,
+    } = starving(info, &all, rest, set_aside, of, clean_edges, &gaps, opts)?;
     // The waits of the grid and of reads per change, starved ones left out (a wait the
     // process slept through counts fewer reads than its tick holds).
     let mut clean_rpc = Vec::with_capacity(rpc.len());
@@ -301,16 +432,13 @@ pub fn measure<C: Clock + ?Sized>(
     }
     let claimed_ns = info.claimed.as_ref().map(|c| c.ns);
     let claimed_minimum = info.claimed.as_ref().is_some_and(|c| c.minimum);
-
     let reads_per_change = Summary::of_counts(&clean_rpc).ok();
-    if let Some(r) = &reads_per_change {
-        if r.median <= 1.5 {
-            if dither_seen {
-                caveats.push(Caveat::ChangesEveryReadDithered);
-            } else {
-                caveats.push(Caveat::ChangesEveryRead);
-                caveats.extend(bound_by_cadence(&mut estimate, &edges, Cadence::Reading));
-            }
+    if reads_per_change.as_ref().is_some_and(|r| r.median <= 1.5) {
+        if dither_seen {
+            caveats.push(Caveat::ChangesEveryReadDithered);
+        } else {
+            caveats.push(Caveat::ChangesEveryRead);
+            caveats.extend(bound_by_cadence(&mut estimate, &edges, Cadence::Reading));
         }
     }
     if backwards > 0 {
@@ -324,7 +452,6 @@ pub fn measure<C: Clock + ?Sized>(
         estimate.reliable = false;
     }
     let tick_ns = ns.map(|p| p * estimate.tick);
-    let gap = estimate.tick / 4.0;
     let timings_f: Vec<f64> = timings.iter().map(|&d| d as f64).collect();
     Ok(TickResult {
         exact_gcd: exact_gcd(&all),
@@ -344,7 +471,7 @@ pub fn measure<C: Clock + ?Sized>(
         backwards_steps: backwards,
         edge_intervals: stats::decimate(&edges, opts.keep),
         timings_sample: stats::decimate(&timings, opts.keep),
-        bands: stats::bands(&timings_f, gap, 64),
+        bands: stats::bands(&timings_f, estimate.tick / 4.0, 64),
         elapsed_s,
         stop,
         caveats,
