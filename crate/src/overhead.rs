@@ -11,7 +11,7 @@ use std::hint::black_box;
 use serde::{Deserialize, Serialize};
 
 use crate::caveat::Caveat;
-use crate::clock::Clock;
+use crate::clock::{Clock, ClockInfo};
 use crate::error::{invalid, Error, Result};
 use crate::run::{Budget, Gaps, Loop, Run, Stop};
 use crate::stats::{self, Summary};
@@ -225,7 +225,8 @@ fn last_edge<C: Clock + ?Sized>(clock: &mut C, wait: u64) -> (u64, u64) {
 const MAX_BLOCK: u64 = 1 << 30;
 
 /// Measures the cost of one read of `clock`, whose tick is `tick_counts` (from the tick
-/// experiment).
+/// experiment): blocks doubled until they meet the Rule of 100 (or the budget ends), then
+/// timed again and again, the least cost kept.
 pub fn measure<C: Clock + ?Sized>(
     clock: &mut C,
     tick_counts: f64,
@@ -246,9 +247,32 @@ pub fn measure<C: Clock + ?Sized>(
         black_box(clock.read());
     });
     tick::too_slow(&info.name, "overhead", read_s, budget_s)?;
+    let doubled = double(clock, &info, tick_counts, run, read_s)?;
+    clock.check_fault()?;
+    let blocks = time_blocks(clock, &info, &doubled, run, opts)?;
+    clock.check_fault()?;
+    conclude(&info, tick_counts, doubled, blocks, run, opts)
+}
 
-    // Double the block until it lasts 100 × (tick + overhead), from 64 reads or from what
-    // fits in 1% of the budget when reads are slow.
+/// The block the doubling ended on: its length in reads, the wait for its edges, whether it
+/// met the Rule of 100, and the blocks on the way.
+struct Doubled {
+    len: u64,
+    wait: u64,
+    rule_met: bool,
+    doubling: Vec<BlockPoint>,
+}
+
+/// Doubles the block until it lasts 100 × (tick + overhead), from 64 reads or from what
+/// fits in 1% of the budget when reads are slow (`read_s` each).
+fn double<C: Clock + ?Sized>(
+    clock: &mut C,
+    info: &ClockInfo,
+    tick_counts: f64,
+    run: &mut Run<'_>,
+    read_s: f64,
+) -> Result<Doubled> {
+    let budget_s = run.budget().time_s;
     let mut len = if read_s > 0.0 {
         ((0.01 * budget_s / read_s) as u64).clamp(1, 64)
     } else {
@@ -303,8 +327,36 @@ pub fn measure<C: Clock + ?Sized>(
         }
         len *= 2;
     };
-    clock.check_fault()?;
+    Ok(Doubled {
+        len,
+        wait,
+        rule_met,
+        doubling,
+    })
+}
 
+/// What the timed blocks gave: each block's cost a read (this code's, and the clock's own
+/// side's), the blocks the clock stood still through, what it counted over them against the
+/// stopwatch's `wall` seconds, and why they stopped.
+struct Blocks {
+    costs: Vec<f64>,
+    own_costs: Vec<f64>,
+    still: u64,
+    counted: u64,
+    wall: f64,
+    stop: Stop,
+}
+
+/// Times blocks of the doubled length until the budget ends, at least one (and, for a clock
+/// with a side of its own, [`OverheadOptions::crossing_blocks`] of each caller).
+fn time_blocks<C: Clock + ?Sized>(
+    clock: &mut C,
+    info: &ClockInfo,
+    doubled: &Doubled,
+    run: &mut Run<'_>,
+    opts: &OverheadOptions,
+) -> Result<Blocks> {
+    let (len, wait) = (doubled.len, doubled.wait);
     let mut costs: Vec<f64> = Vec::new();
     // A clock with a side of its own (a page's JavaScript) is also read from there, in
     // blocks of the same length taken in turn with this code's: like with like, the least
@@ -360,20 +412,45 @@ pub fn measure<C: Clock + ?Sized>(
             }
         }
     };
-    clock.check_fault()?;
+    Ok(Blocks {
+        costs,
+        own_costs,
+        still,
+        counted,
+        wall: run.elapsed() - wall_from,
+        stop,
+    })
+}
+
+/// The result of the blocks: the least cost, whether it can be right, and the shortest
+/// block the Rule of 100 allows.
+fn conclude(
+    info: &ClockInfo,
+    tick_counts: f64,
+    doubled: Doubled,
+    b: Blocks,
+    run: &mut Run<'_>,
+    opts: &OverheadOptions,
+) -> Result<OverheadResult> {
+    let Doubled {
+        len,
+        rule_met,
+        doubling,
+        ..
+    } = doubled;
     let mut caveats = Vec::new();
-    if still > 0 {
+    if b.still > 0 {
         caveats.push(Caveat::StoodStill {
-            still,
-            blocks: still + costs.len() as u64,
+            still: b.still,
+            blocks: b.still + b.costs.len() as u64,
         });
     }
-    let wall = run.elapsed() - wall_from;
+    let wall = b.wall;
     let pace = info
-        .counts_to_ns(counted as f64)
+        .counts_to_ns(b.counted as f64)
         .filter(|_| wall > 0.0 && wall.is_finite())
         .map(|ns| ns * 1e-9 / wall);
-    let distribution = Summary::of(&costs)?;
+    let distribution = Summary::of(&b.costs)?;
     let unusable = match pace {
         Some(p) if p < LEAST_PACE => Some(Caveat::ReadsNotCounted {
             clock: info.name.clone(),
@@ -407,7 +484,8 @@ pub fn measure<C: Clock + ?Sized>(
         })
     });
     let usable = unusable.is_none();
-    let own_per_read = own_costs
+    let own_per_read = b
+        .own_costs
         .iter()
         .copied()
         .reduce(f64::min)
@@ -418,13 +496,13 @@ pub fn measure<C: Clock + ?Sized>(
         block_reads: len,
         rule_met,
         block_error_bound,
-        blocks: costs.len() as u64,
+        blocks: b.costs.len() as u64,
         distribution,
-        samples: stats::decimate(&costs, opts.keep),
+        samples: stats::decimate(&b.costs, opts.keep),
         min_block_counts: min_block,
         min_block_ns: info.counts_to_ns(min_block).filter(|_| usable),
         elapsed_s: run.elapsed(),
-        stop,
+        stop: b.stop,
         caveats,
         pace,
         doubling,
