@@ -214,33 +214,29 @@ pub(super) fn full_reach(n: usize) -> usize {
     }
 }
 
-pub(super) fn search(
+/// The candidates that climbed, how many were tried, and how far down they reached.
+struct Climbed {
+    survivors: Vec<Survivor>,
+    tried: usize,
+    down_to: f64,
+}
+
+/// The candidates from each base, divided down to two quanta (the first bases) or as far as
+/// the budget allows, that pass a cheap first test and climb the ladder `steps`.
+fn from_bases(
     u: &[f64],
     gaps: &[f64],
     space: &Space,
     opts: &EstimatorOptions,
-    only: Option<&[f64]>,
-) -> Search {
-    let sample = stats::decimate(u, SCORE_SAMPLE);
-    let steps = ladder(&sample);
+    steps: &[f64],
+) -> Climbed {
     let min_tau = 2.0 * space.q_tol;
-    let (bases, full) = if only.is_some() {
-        (Vec::new(), 0)
-    } else {
-        bases(u, gaps, space)
+    let (bases, full) = bases(u, gaps, space);
+    let mut out = Climbed {
+        survivors: Vec::new(),
+        tried: 0,
+        down_to: f64::INFINITY,
     };
-    let mut survivors: Vec<Survivor> = only
-        .unwrap_or_default()
-        .iter()
-        .map(|&tau| Survivor {
-            tau,
-            delta: 0.0,
-            range: None,
-        })
-        .collect();
-    let mut tried = survivors.len().saturating_sub(1);
-    // How far down the candidates reached: below that, a tick was not tried.
-    let mut down_to = f64::INFINITY;
     let per_base = (max_candidates(u.len()) / bases.len().max(1)).min(opts.max_divisor as usize);
     for (i, &b) in bases.iter().enumerate() {
         let cap = if i < full {
@@ -253,57 +249,75 @@ pub(super) fn search(
         // tried but seldom tested (no rung lies near it to climb on), so only bases
         // among the values say how far down ticks were ruled out.
         if b >= u[0] * (1.0 - 1e-9) {
-            down_to = down_to.min(b / kmax as f64);
+            out.down_to = out.down_to.min(b / kmax as f64);
         }
-        // A cheap first test before the climb: two of the next three values of the ladder
-        // above the base must sit on a multiple (most candidates fail it; one outlier
-        // among them does not fail the right one).
-        let above: Vec<f64> = steps
-            .iter()
-            .copied()
-            .filter(|&x| x > b * (1.0 + 1e-9))
-            .take(3)
-            .collect();
-        let below = steps.partition_point(|&x| x < b * (1.0 - 1e-9));
-        // Past a few dozen survivors a base only yields divisors of those already found.
-        let mut kept = 0;
-        // In units of τ = b/k, a value x sits at k·x/b and its window is t/τ·(1 + 2x/b):
-        // no division in the loop over k.
-        let inv_b = 1.0 / b;
-        let ratios: Vec<f64> = above.iter().map(|&x| x * inv_b).collect();
         // With many values the ladder's rungs are medians, seldom outliers: all three
         // must sit on a multiple, and far fewer candidates climb.
         let slack = usize::from(u.len() <= 100_000);
-        for k in 1..=kmax {
-            if kept >= PER_BASE_SURVIVORS {
-                break;
-            }
-            tried += 1;
-            let k = k as f64;
-            let t_over_tau = (space.q_tol * k * inv_b).max(space.rel);
-            // A value whose window spans half a tick cannot test anything: with nothing
-            // below the base to climb on, such a candidate could never survive.
-            let on = ratios
-                .iter()
-                .filter(|&&r| {
-                    let y = k * r;
-                    let lim = t_over_tau * (1.0 + 2.0 * r);
-                    (lim < 0.45 || below >= 3) && (y - rnd(y)).abs() < lim
-                })
-                .count();
-            let near = on + slack >= ratios.len();
-            if near {
-                if let Some(s) = climb(b, k, &steps, space) {
-                    survivors.push(s);
-                    kept += 1;
-                }
+        out.tried += from_base(b, kmax, slack, steps, space, &mut out.survivors);
+    }
+    out
+}
+
+/// The candidates b/k for k up to `kmax` that climb from base `b`, into `survivors`; how
+/// many were tried.
+fn from_base(
+    b: f64,
+    kmax: usize,
+    slack: usize,
+    steps: &[f64],
+    space: &Space,
+    survivors: &mut Vec<Survivor>,
+) -> usize {
+    // A cheap first test before the climb: two of the next three values of the ladder
+    // above the base must sit on a multiple (most candidates fail it; one outlier among
+    // them does not fail the right one).
+    let above: Vec<f64> = steps
+        .iter()
+        .copied()
+        .filter(|&x| x > b * (1.0 + 1e-9))
+        .take(3)
+        .collect();
+    let below = steps.partition_point(|&x| x < b * (1.0 - 1e-9));
+    // Past a few dozen survivors a base only yields divisors of those already found.
+    let mut kept = 0;
+    let mut tried = 0;
+    // In units of τ = b/k, a value x sits at k·x/b and its window is t/τ·(1 + 2x/b): no
+    // division in the loop over k.
+    let inv_b = 1.0 / b;
+    let ratios: Vec<f64> = above.iter().map(|&x| x * inv_b).collect();
+    for k in 1..=kmax {
+        if kept >= PER_BASE_SURVIVORS {
+            break;
+        }
+        tried += 1;
+        let k = k as f64;
+        let t_over_tau = (space.q_tol * k * inv_b).max(space.rel);
+        // A value whose window spans half a tick cannot test anything: with nothing below
+        // the base to climb on, such a candidate could never survive.
+        let on = ratios
+            .iter()
+            .filter(|&&r| {
+                let y = k * r;
+                let lim = t_over_tau * (1.0 + 2.0 * r);
+                (lim < 0.45 || below >= 3) && (y - rnd(y)).abs() < lim
+            })
+            .count();
+        if on + slack >= ratios.len() {
+            if let Some(s) = climb(b, k, steps, space) {
+                survivors.push(s);
+                kept += 1;
             }
         }
     }
-    // Climbers that reached the same tick are scored once.
+    tried
+}
+
+/// Climbers that reached the same tick, once (the most precise: a rough climb from short
+/// values must not stand for a fine one from long values that reached the same tick); and
+/// on a grid, the GCD of every value as one more candidate. Largest first.
+fn merged(mut survivors: Vec<Survivor>, u: &[f64], space: &Space, grid: bool) -> Vec<Survivor> {
     survivors.sort_unstable_by(Survivor::by_tau_descending);
-    // The one kept is the most precise: a rough climb from short values must not stand
-    // for a fine one from long values that reached the same tick.
     survivors.dedup_by(|a, b| {
         let same = (a.tau - b.tau).abs() <= 3.0 * a.delta.max(b.delta) + 1e-12;
         if same && a.delta < b.delta {
@@ -311,8 +325,7 @@ pub(super) fn search(
         }
         same
     });
-    // On a grid the GCD of every value is one more candidate.
-    if only.is_none() && space.grid && u[u.len() - 1] < 9e15 {
+    if grid && space.grid && u[u.len() - 1] < 9e15 {
         // Stops at 1: nothing divides further.
         let mut g = 0u64;
         for &x in u {
@@ -330,6 +343,40 @@ pub(super) fn search(
         }
     }
     survivors.sort_unstable_by(Survivor::by_tau_descending);
+    survivors
+}
+
+/// Searches for the tick of the sorted values `u` (their gaps `gaps`): candidates divided
+/// from bases climb the ladder of the values, those that reach the same tick are merged,
+/// and the best that stands out from chance is checked on every value. With `only`, those
+/// candidates alone are scored.
+pub(super) fn search(
+    u: &[f64],
+    gaps: &[f64],
+    space: &Space,
+    opts: &EstimatorOptions,
+    only: Option<&[f64]>,
+) -> Search {
+    let sample = stats::decimate(u, SCORE_SAMPLE);
+    let steps = ladder(&sample);
+    let min_tau = 2.0 * space.q_tol;
+    let climbed = match only {
+        None => from_bases(u, gaps, space, opts, &steps),
+        Some(only) => Climbed {
+            survivors: only
+                .iter()
+                .map(|&tau| Survivor {
+                    tau,
+                    delta: 0.0,
+                    range: None,
+                })
+                .collect(),
+            tried: only.len().saturating_sub(1),
+            down_to: f64::INFINITY,
+        },
+    };
+    let mut tried = climbed.tried;
+    let survivors = merged(climbed.survivors, u, space, only.is_none());
     let loose = |t: f64| space.loose(t);
     let tight = |_: f64| space.q_tol;
     let rank = Rank {
@@ -369,8 +416,8 @@ pub(super) fn search(
     Search {
         found,
         best: best.filter(|b| b.score.effective() > b.chance),
-        down_to: if down_to.is_finite() {
-            down_to
+        down_to: if climbed.down_to.is_finite() {
+            climbed.down_to
         } else {
             min_tau
         },
