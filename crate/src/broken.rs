@@ -101,151 +101,160 @@ fn counter(src: SimTime, bits: u32) -> Box<dyn Clock> {
     Box::new(Counter::new(src, period, 1, bits).expect("1 to 64 bits are valid"))
 }
 
-/// The table.
-pub fn cases() -> Vec<Case> {
-    const US: f64 = 1_000.0;
-    let case = |name, read_ps, expect, slope_ns, make| Case {
+const US: f64 = 1_000.0;
+
+/// A case whose simulated time starts at 0.
+const fn case(
+    name: &'static str,
+    read_ps: u64,
+    expect: Expect,
+    slope_ns: Option<f64>,
+    make: fn(SimTime) -> Box<dyn Clock>,
+) -> Case {
+    Case {
         name,
         read_ps,
         start_ps: 0,
         expect,
         slope_ns,
         make,
-    };
-    vec![
-        case(
-            "sound: 1 µs tick (the control)",
-            25_000,
-            Expect::Tick(US),
-            Some(1.0),
-            micros,
-        ),
-        case(
-            "frozen",
-            250_000,
-            Expect::Error(ErrorKind::Frozen),
-            None,
-            |s| Box::new(Frozen::new(s, 42)),
-        ),
-        case(
-            "tick of 1 s, longer than the budget",
-            250_000,
-            Expect::Error(ErrorKind::Frozen),
-            None,
-            |s| shaped(s, "1 s tick", |t| t / 1_000_000_000 * 1_000_000_000),
-        ),
-        case(
-            "backwards jumps of 50 µs every 1 ms",
-            25_000,
-            Expect::Tick(US),
-            Some(1.0),
-            |s| Box::new(Backwards::new(s, 1_000, 50_000, 1_000_000).expect("valid shape")),
-        ),
-        case(
-            "10-bit counter of 1 µs counts (wraps every 1.024 ms)",
-            300_000,
-            Expect::Tick(US),
-            Some(1.0),
-            |s| counter(s, 10),
-        ),
-        Case {
-            start_ps: ((1u64 << 32) - 200) * 1_000_000,
-            ..case(
-                "32-bit counter of 1 µs counts, wraps 200 µs in",
-                25_000,
-                Expect::Tick(US),
-                Some(1.0),
-                |s| counter(s, 32),
-            )
-        },
-        case(
-            "64-bit ns clock, 1 µs tick, wraps 100 µs in",
-            25_000,
-            Expect::Tick(US),
-            Some(1.0),
-            |s| shaped(s, "wraps", |t| us_tick(t).wrapping_add(u64::MAX - 99_999)),
-        ),
-        case(
-            "1 µs tick, jumps 2^62 ns ahead after 100 ms",
-            25_000,
-            Expect::Tick(US),
-            Some(1.0),
-            |s| {
-                shaped(s, "jumps ahead", |t| {
-                    us_tick(t) + if t > 100_000_000 { 1 << 62 } else { 0 }
-                })
-            },
-        ),
-        case(
-            "1 µs tick, jumps 2^62 ns back after 100 ms",
-            25_000,
-            Expect::Tick(US),
-            Some(1.0),
-            |s| {
-                shaped(s, "jumps back", |t| {
-                    (us_tick(t) + (1 << 62)) - if t > 100_000_000 { 1 << 62 } else { 0 }
-                })
-            },
-        ),
-        case(
-            "tick of 1 µs, then 1 ms after 100 ms",
-            25_000,
-            Expect::OneOf(&[US, 1_000_000.0]),
-            None,
-            |s| {
-                shaped(s, "tick changes", |t| {
-                    if t < 100_000_000 {
-                        us_tick(t)
-                    } else {
-                        t / 1_000_000 * 1_000_000
-                    }
-                })
-            },
-        ),
-        case(
-            "float clock: NaN at every read",
-            25_000,
-            Expect::Error(ErrorKind::Fault),
-            None,
-            |s| float_with(s, f64::NAN, 1),
-        ),
-        case(
-            "float clock: +inf at every 1000th read",
-            25_000,
-            Expect::Error(ErrorKind::Fault),
-            None,
-            |s| float_with(s, f64::INFINITY, 1000),
-        ),
-        case(
-            "float clock: -inf at every 1000th read",
-            25_000,
-            Expect::Error(ErrorKind::Fault),
-            None,
-            |s| float_with(s, f64::NEG_INFINITY, 1000),
-        ),
-        case(
-            "float clock: -1 ms at every 1000th read",
-            25_000,
-            Expect::Error(ErrorKind::Fault),
-            None,
-            |s| float_with(s, -1.0, 1000),
-        ),
-        case(
-            "reads of 5 ms (100 fit in the budget)",
-            5_000_000_000,
-            Expect::Tick(US),
-            None,
-            micros,
-        ),
-        case(
-            "reads of 2 s (longer than the budget)",
-            2_000_000_000_000,
-            Expect::Error(ErrorKind::TooSlow),
-            None,
-            micros,
-        ),
-    ]
+    }
 }
+
+/// The table.
+pub const CASES: &[Case] = &[
+    case(
+        "sound: 1 µs tick (the control)",
+        25_000,
+        Expect::Tick(US),
+        Some(1.0),
+        micros,
+    ),
+    case(
+        "frozen",
+        250_000,
+        Expect::Error(ErrorKind::Frozen),
+        None,
+        |s| Box::new(Frozen::new(s, 42)),
+    ),
+    case(
+        "tick of 1 s, longer than the budget",
+        250_000,
+        Expect::Error(ErrorKind::Frozen),
+        None,
+        |s| shaped(s, "1 s tick", |t| t / 1_000_000_000 * 1_000_000_000),
+    ),
+    case(
+        "backwards jumps of 50 µs every 1 ms",
+        25_000,
+        Expect::Tick(US),
+        Some(1.0),
+        |s| Box::new(Backwards::new(s, 1_000, 50_000, 1_000_000).expect("valid shape")),
+    ),
+    case(
+        "10-bit counter of 1 µs counts (wraps every 1.024 ms)",
+        300_000,
+        Expect::Tick(US),
+        Some(1.0),
+        |s| counter(s, 10),
+    ),
+    Case {
+        start_ps: ((1u64 << 32) - 200) * 1_000_000,
+        ..case(
+            "32-bit counter of 1 µs counts, wraps 200 µs in",
+            25_000,
+            Expect::Tick(US),
+            Some(1.0),
+            |s| counter(s, 32),
+        )
+    },
+    case(
+        "64-bit ns clock, 1 µs tick, wraps 100 µs in",
+        25_000,
+        Expect::Tick(US),
+        Some(1.0),
+        |s| shaped(s, "wraps", |t| us_tick(t).wrapping_add(u64::MAX - 99_999)),
+    ),
+    case(
+        "1 µs tick, jumps 2^62 ns ahead after 100 ms",
+        25_000,
+        Expect::Tick(US),
+        Some(1.0),
+        |s| {
+            shaped(s, "jumps ahead", |t| {
+                us_tick(t) + if t > 100_000_000 { 1 << 62 } else { 0 }
+            })
+        },
+    ),
+    case(
+        "1 µs tick, jumps 2^62 ns back after 100 ms",
+        25_000,
+        Expect::Tick(US),
+        Some(1.0),
+        |s| {
+            shaped(s, "jumps back", |t| {
+                (us_tick(t) + (1 << 62)) - if t > 100_000_000 { 1 << 62 } else { 0 }
+            })
+        },
+    ),
+    case(
+        "tick of 1 µs, then 1 ms after 100 ms",
+        25_000,
+        Expect::OneOf(&[US, 1_000_000.0]),
+        None,
+        |s| {
+            shaped(s, "tick changes", |t| {
+                if t < 100_000_000 {
+                    us_tick(t)
+                } else {
+                    t / 1_000_000 * 1_000_000
+                }
+            })
+        },
+    ),
+    case(
+        "float clock: NaN at every read",
+        25_000,
+        Expect::Error(ErrorKind::Fault),
+        None,
+        |s| float_with(s, f64::NAN, 1),
+    ),
+    case(
+        "float clock: +inf at every 1000th read",
+        25_000,
+        Expect::Error(ErrorKind::Fault),
+        None,
+        |s| float_with(s, f64::INFINITY, 1000),
+    ),
+    case(
+        "float clock: -inf at every 1000th read",
+        25_000,
+        Expect::Error(ErrorKind::Fault),
+        None,
+        |s| float_with(s, f64::NEG_INFINITY, 1000),
+    ),
+    case(
+        "float clock: -1 ms at every 1000th read",
+        25_000,
+        Expect::Error(ErrorKind::Fault),
+        None,
+        |s| float_with(s, -1.0, 1000),
+    ),
+    case(
+        "reads of 5 ms (100 fit in the budget)",
+        5_000_000_000,
+        Expect::Tick(US),
+        None,
+        micros,
+    ),
+    case(
+        "reads of 2 s (longer than the budget)",
+        2_000_000_000_000,
+        Expect::Error(ErrorKind::TooSlow),
+        None,
+        micros,
+    ),
+];
 
 /// How a case went.
 #[derive(Clone, Debug)]
@@ -369,7 +378,7 @@ pub fn run(case: &Case) -> Outcome {
 /// Runs every case, handing each outcome to `log`; returns the failures, one line each.
 pub fn run_all(log: &mut dyn FnMut(&Outcome)) -> Vec<String> {
     let mut failures = Vec::new();
-    for case in cases() {
+    for case in CASES {
         let o = run(&case);
         log(&o);
         for f in &o.failures {
