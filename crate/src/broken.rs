@@ -379,7 +379,7 @@ pub fn run(case: &Case) -> Outcome {
 pub fn run_all(log: &mut dyn FnMut(&Outcome)) -> Vec<String> {
     let mut failures = Vec::new();
     for case in CASES {
-        let o = run(&case);
+        let o = run(case);
         log(&o);
         for f in &o.failures {
             failures.push(format!("{}: {f} (got {})", o.name, o.summary()));
