@@ -12,13 +12,13 @@
 //! reads to the next.
 
 //!
-//! `estimate.rs` holds the estimators, `experiment.rs` the timed runs.
+//! `estimate.rs` holds the estimators, `experiment.rs` the timed runs, `interpolated.rs` the
+//! runs timed through interpolation.
 
 pub mod estimate;
 pub mod experiment;
+mod interpolated;
 
 pub use estimate::{least_values, ols, step_fit, LeastValues, Line, Ols, Step};
-pub use experiment::{
-    measure, measure_against, measure_interpolated, measure_interpolated_against, FitOptions,
-    FitPoint, FitResult, Reference,
-};
+pub use experiment::{measure, measure_against, FitOptions, FitPoint, FitResult, Reference};
+pub use interpolated::{measure_interpolated, measure_interpolated_against};
