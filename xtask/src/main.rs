@@ -295,10 +295,34 @@ fn test(beside: usize) -> Result<(), String> {
     let _load = (beside > 0).then(|| Busy::start(beside));
     ensure_targets()?;
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    step("format", &cargo, &["fmt", "--all", "--", "--check"])?;
+    lint(&cargo)?;
+    let (drivers, mut passed, mut failed) = workspace_tests(&cargo)?;
+    install::check()?;
+    let (p, f) = page_tests(&cargo, &drivers)?;
+    passed += p;
+    failed += f;
+    if beside == 0 {
+        let _load = Busy::start(2);
+        let (p, f) = tests(&cargo, &BESIDE_LOAD, &[])?;
+        passed += p;
+        failed += f;
+    }
+    eprintln!(
+        "\nall checks passed in {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
+    // One closing line for the whole suite, after the many lines of cargo's test binaries.
+    println!("tests: {passed} passed, {failed} failed");
+    Ok(())
+}
+
+/// The format and clippy's lints: the host, the core and the page in wasm32, and the
+/// command for the other platforms.
+fn lint(cargo: &str) -> Result<(), String> {
+    step("format", cargo, &["fmt", "--all", "--", "--check"])?;
     step(
         "clippy (host)",
-        &cargo,
+        cargo,
         &[
             "clippy",
             "--workspace",
@@ -310,7 +334,7 @@ fn test(beside: usize) -> Result<(), String> {
     )?;
     step(
         "clippy (wasm32 core)",
-        &cargo,
+        cargo,
         &[
             "clippy", "-p", "ticklab", "--target", WASM, "--", "-D", "warnings",
         ],
@@ -318,7 +342,7 @@ fn test(beside: usize) -> Result<(), String> {
     for t in CROSS {
         step(
             "check the native runner for another platform",
-            &cargo,
+            cargo,
             &[
                 "clippy",
                 "-p",
@@ -336,7 +360,7 @@ fn test(beside: usize) -> Result<(), String> {
     }
     step(
         "clippy (wasm32 page, with the benchmark's figures)",
-        &cargo,
+        cargo,
         &[
             "clippy",
             "-p",
@@ -351,6 +375,12 @@ fn test(beside: usize) -> Result<(), String> {
             "warnings",
         ],
     )?;
+    Ok(())
+}
+
+/// The workspace's tests, with the built page, the browsers and drivers, and the command
+/// built for aarch64; the drivers, and the tests passed and failed.
+fn workspace_tests(cargo: &str) -> Result<(browsers::Drivers, u64, u64), String> {
     // The end-to-end tests need the built page and the browsers before the workspace runs.
     web::build()?;
     let drivers = browsers::ensure()?;
@@ -367,8 +397,8 @@ fn test(beside: usize) -> Result<(), String> {
         emulated.qemu.to_string_lossy().to_string(),
         emulated.sysroot.to_string_lossy().to_string(),
     );
-    let (mut passed, mut failed) = tests(
-        &cargo,
+    let (passed, failed) = tests(
+        cargo,
         &["test", "--workspace"],
         &[
             ("TICKLAB_SITE", site.as_str()),
@@ -380,7 +410,13 @@ fn test(beside: usize) -> Result<(), String> {
             ("AARCH64_SYSROOT", sysroot.as_str()),
         ],
     )?;
-    install::check()?;
+    Ok((drivers, passed, failed))
+}
+
+/// The page's clocks in headless Chromium and Firefox (wasm-bindgen's test runner); the
+/// tests passed and failed.
+fn page_tests(cargo: &str, drivers: &browsers::Drivers) -> Result<(u64, u64), String> {
+    let (mut passed, mut failed) = (0, 0);
     let bindgen_dir = web::ensure_wasm_bindgen()?
         .parent()
         .map(|p| p.to_path_buf())
@@ -397,7 +433,7 @@ fn test(beside: usize) -> Result<(), String> {
         eprintln!("\n== the page's clocks in headless {browser}");
         let driver = driver.to_string_lossy().to_string();
         let (p, f) = tests(
-            &cargo,
+            cargo,
             &[
                 "test",
                 "-p",
@@ -421,19 +457,7 @@ fn test(beside: usize) -> Result<(), String> {
         passed += p;
         failed += f;
     }
-    if beside == 0 {
-        let _load = Busy::start(2);
-        let (p, f) = tests(&cargo, &BESIDE_LOAD, &[])?;
-        passed += p;
-        failed += f;
-    }
-    eprintln!(
-        "\nall checks passed in {:.0} s",
-        started.elapsed().as_secs_f64()
-    );
-    // One closing line for the whole suite, after the many lines of cargo's test binaries.
-    println!("tests: {passed} passed, {failed} failed");
-    Ok(())
+    Ok((passed, failed))
 }
 
 /// Runs `cargo <args>` with `env`, echoing its output, and adds up its test result lines.
