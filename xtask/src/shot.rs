@@ -109,23 +109,6 @@ pub fn docs() -> Result<(), String> {
         println!("screenshot: {} ({} bytes)", out.display(), png.len());
         Ok(())
     };
-    async fn run_lab(c: &Client, url: &str) -> Result<(), String> {
-        c.goto(&format!("{url}?run"))
-            .await
-            .map_err(|e| format!("opening {url}: {e}"))?;
-        let state = wait_done(c, Duration::from_secs(240)).await?;
-        if state != "done" {
-            return Err(format!("the run ended '{state}'"));
-        }
-        Ok(())
-    }
-    async fn element(c: &Client, id: &str) -> Result<Vec<u8>, String> {
-        let e = c
-            .find(Locator::Id(id))
-            .await
-            .map_err(|e| format!("#{id}: {e}"))?;
-        e.screenshot().await.map_err(|e| format!("#{id}: {e}"))
-    }
     for (browser, isolated, name) in [
         (Browser::Chromium, true, "views-5us.png"),
         (Browser::Chromium, false, "views-100us.png"),
@@ -136,71 +119,7 @@ pub fn docs() -> Result<(), String> {
         let extra: &[&str] = if isolated { &[] } else { &["--no-isolation"] };
         let (_server, url) = serve(&bin, &site, &report, extra)?;
         let driver = drivers.of(browser)?;
-        let png = rt.block_on(async {
-            // Tall enough that each section is whole on the screen.
-            // (Chromium's headless window stops at its screen's height; Firefox counts its
-            // own frame in the window.)
-            let tall = if browser == Browser::Firefox {
-                4200
-            } else {
-                3200
-            };
-            let s = open(browser, driver, (1280, tall)).await?;
-            let c = &s.client;
-            let out = async {
-                run_lab(c, &url).await?;
-                c.execute(
-                    "const s = document.getElementById('detail-clock');
-                     s.value = 'performance.now'; s.dispatchEvent(new Event('change')); return 0",
-                    vec![],
-                )
-                .await
-                .map_err(|e| e.to_string())?;
-                // WebKit's driver shoots an element from the page's top: scrolled to it, the
-                // window (taller than the section) is the picture.
-                let details = if browser == Browser::WebKit {
-                    c.execute(
-                        "document.getElementById('details').scrollIntoView(); return 0",
-                        vec![],
-                    )
-                    .await
-                    .map_err(|e| e.to_string())?;
-                    tokio::time::sleep(Duration::from_millis(300)).await;
-                    c.screenshot().await.map_err(|e| e.to_string())?
-                } else {
-                    element(c, "details").await?
-                };
-                let desktop = if isolated {
-                    c.set_window_size(1280, 1000)
-                        .await
-                        .map_err(|e| e.to_string())?;
-                    c.execute("scrollTo(0, 0); return 0", vec![])
-                        .await
-                        .map_err(|e| e.to_string())?;
-                    tokio::time::sleep(Duration::from_millis(300)).await;
-                    let d = c.screenshot().await.map_err(|e| e.to_string())?;
-                    c.set_window_size(1280, 4200)
-                        .await
-                        .map_err(|e| e.to_string())?;
-                    Some(d)
-                } else {
-                    None
-                };
-                c.execute(
-                    "document.getElementById('playground').scrollIntoView();
-                     document.querySelectorAll('#steps button')[3].click(); return 0",
-                    vec![],
-                )
-                .await
-                .map_err(|e| e.to_string())?;
-                tokio::time::sleep(Duration::from_secs(2)).await;
-                let play = element(c, "playground").await?;
-                Ok::<_, String>((details, desktop, play))
-            }
-            .await;
-            let _ = c.clone().close().await;
-            out
-        })?;
+        let png = rt.block_on(views(browser, driver, &url, isolated))?;
         save(name, png.0)?;
         if let Some(d) = png.1 {
             let desktop = match browser {
@@ -214,28 +133,121 @@ pub fn docs() -> Result<(), String> {
         }
     }
     let (_server, url) = serve(&bin, &site, &report, &["--no-isolation"])?;
-    let png = rt.block_on(async {
-        let s = open_phone(&drivers.chromedriver, (390, 844)).await?;
-        let c = &s.client;
-        let out = async {
-            c.goto(&url).await.map_err(|e| e.to_string())?;
-            tokio::time::sleep(Duration::from_secs(3)).await;
-            let first = c.screenshot().await.map_err(|e| e.to_string())?;
-            run_lab(c, &url).await?;
+    let png = rt.block_on(phone(&drivers.chromedriver, &url))?;
+    save("phone.png", png.0)?;
+    save("phone-results.png", png.1)
+}
+
+async fn run_lab(c: &Client, url: &str) -> Result<(), String> {
+    c.goto(&format!("{url}?run"))
+        .await
+        .map_err(|e| format!("opening {url}: {e}"))?;
+    let state = wait_done(c, Duration::from_secs(240)).await?;
+    if state != "done" {
+        return Err(format!("the run ended '{state}'"));
+    }
+    Ok(())
+}
+async fn element(c: &Client, id: &str) -> Result<Vec<u8>, String> {
+    let e = c
+        .find(Locator::Id(id))
+        .await
+        .map_err(|e| format!("#{id}: {e}"))?;
+    e.screenshot().await.map_err(|e| format!("#{id}: {e}"))
+}
+/// One engine's full run: the views of performance.now, the desktop (when isolated) and the
+/// playground, as pictures.
+async fn views(
+    browser: Browser,
+    driver: &std::path::Path,
+    url: &str,
+    isolated: bool,
+) -> Result<(Vec<u8>, Option<Vec<u8>>, Vec<u8>), String> {
+    // Tall enough that each section is whole on the screen.
+    // (Chromium's headless window stops at its screen's height; Firefox counts its
+    // own frame in the window.)
+    let tall = if browser == Browser::Firefox {
+        4200
+    } else {
+        3200
+    };
+    let s = open(browser, driver, (1280, tall)).await?;
+    let c = &s.client;
+    let out = async {
+        run_lab(c, url).await?;
+        c.execute(
+            "const s = document.getElementById('detail-clock');
+             s.value = 'performance.now'; s.dispatchEvent(new Event('change')); return 0",
+            vec![],
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+        // WebKit's driver shoots an element from the page's top: scrolled to it, the
+        // window (taller than the section) is the picture.
+        let details = if browser == Browser::WebKit {
             c.execute(
-                "document.getElementById('results').scrollIntoView(); return 0",
+                "document.getElementById('details').scrollIntoView(); return 0",
                 vec![],
             )
             .await
             .map_err(|e| e.to_string())?;
             tokio::time::sleep(Duration::from_millis(300)).await;
-            let results = c.screenshot().await.map_err(|e| e.to_string())?;
-            Ok::<_, String>((first, results))
-        }
-        .await;
-        let _ = c.clone().close().await;
-        out
-    })?;
-    save("phone.png", png.0)?;
-    save("phone-results.png", png.1)
+            c.screenshot().await.map_err(|e| e.to_string())?
+        } else {
+            element(c, "details").await?
+        };
+        let desktop = if isolated {
+            c.set_window_size(1280, 1000)
+                .await
+                .map_err(|e| e.to_string())?;
+            c.execute("scrollTo(0, 0); return 0", vec![])
+                .await
+                .map_err(|e| e.to_string())?;
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let d = c.screenshot().await.map_err(|e| e.to_string())?;
+            c.set_window_size(1280, 4200)
+                .await
+                .map_err(|e| e.to_string())?;
+            Some(d)
+        } else {
+            None
+        };
+        c.execute(
+            "document.getElementById('playground').scrollIntoView();
+             document.querySelectorAll('#steps button')[3].click(); return 0",
+            vec![],
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let play = element(c, "playground").await?;
+        Ok::<_, String>((details, desktop, play))
+    }
+    .await;
+    let _ = c.clone().close().await;
+    out
+}
+
+/// A phone's first screen, and its results after a full run.
+async fn phone(chromedriver: &std::path::Path, url: &str) -> Result<(Vec<u8>, Vec<u8>), String> {
+    let s = open_phone(chromedriver, (390, 844)).await?;
+    let c = &s.client;
+    let out = async {
+        c.goto(url).await.map_err(|e| e.to_string())?;
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        let first = c.screenshot().await.map_err(|e| e.to_string())?;
+        run_lab(c, url).await?;
+        c.execute(
+            "document.getElementById('results').scrollIntoView(); return 0",
+            vec![],
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let results = c.screenshot().await.map_err(|e| e.to_string())?;
+        Ok::<_, String>((first, results))
+    }
+    .await;
+    let _ = c.clone().close().await;
+    out
 }
