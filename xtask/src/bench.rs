@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use ticklab::report::Figure;
-use ticklab_browser::{open, open_phone, serve, wait_done, Browser, StaticHost};
+use ticklab_browser::{open, open_phone, serve, wait_done, Browser, Client, StaticHost};
 
 const TITLES: [&str; 8] = [
     "Read-cost fidelity (native)",
@@ -104,12 +104,25 @@ pub fn run() -> Result<(), String> {
     figures.extend(rt.block_on(cold_headline(&drivers.chromedriver, &host.url, gz.first)));
     drop(host);
 
+    figures.extend(derived(&figures, &gz));
+    figures.sort_by_key(|f| f.figure);
+    // The browsers and the server are gone by now: the second after is quiet too.
+    drop(server);
+    load.after();
+
+    write(&root, &figures, &agents, &load)
+}
+
+/// The figures made of others: wasm against native from the medians just taken, and the
+/// page's weight against its budgets.
+fn derived(figures: &[Figure], gz: &crate::web::Weight) -> Vec<Figure> {
+    let mut out = Vec::new();
     // Wasm against native, from the medians just taken.
     for order in ["sorted", "shuffled"] {
-        let native = median_ms(&figures, &format!("{order} points, native"));
+        let native = median_ms(figures, &format!("{order} points, native"));
         for label in ["Chromium", "Firefox", "WebKit"] {
             let wasm = median_ms(
-                &figures,
+                figures,
                 &format!("{label}: least-values fit, 1 000 000 {order}"),
             );
             let (m, ok) = match (native, wasm) {
@@ -119,7 +132,7 @@ pub fn run() -> Result<(), String> {
                 }
                 _ => ("not measured".into(), Some(false)),
             };
-            figures.push(Figure::new(
+            out.push(Figure::new(
                 6,
                 format!("{label}: least-values fit, {order}: wasm / native"),
                 "≤ 2",
@@ -136,7 +149,7 @@ pub fn run() -> Result<(), String> {
         Some(gz.first <= crate::web::FIRST_BUDGET_GZ_BYTES),
     );
     first.note = "the build refuses more".into();
-    figures.push(first);
+    out.push(first);
     let mut weight = Figure::new(
         7,
         "page wasm + JavaScript, gzipped (everything)",
@@ -147,13 +160,18 @@ pub fn run() -> Result<(), String> {
     weight.note = "the build's ceiling against growth: it refuses more; what counts for a \
                    visitor is the time to the full lab above"
         .into();
-    figures.push(weight);
-    figures.sort_by_key(|f| f.figure);
-    // The browsers and the server are gone by now: the second after is quiet too.
-    drop(server);
-    load.after();
+    out.push(weight);
+    out
+}
 
-    let table = markdown(&figures, &agents, &load);
+/// Writes BENCHMARKS.md and says which targets were missed.
+fn write(
+    root: &Path,
+    figures: &[Figure],
+    agents: &[String],
+    load: &crate::load::Load,
+) -> Result<(), String> {
+    let table = markdown(figures, agents, load);
     println!("\n{table}");
     let out = root.join("BENCHMARKS.md");
     std::fs::write(&out, &table).map_err(|e| format!("{}: {e}", out.display()))?;
@@ -192,165 +210,216 @@ async fn page(
     let s = open(browser, driver, (1280, 2000)).await?;
     let c = &s.client;
     let result = async {
-        c.goto(&format!("{url}?bench"))
-            .await
-            .map_err(|e| format!("opening {url}: {e}"))?;
-        let state = wait_done(c, Duration::from_secs(180)).await?;
-        let got = c
-            .execute("return [document.body.dataset.bench || '', self.ticklabErrors, navigator.userAgent]", vec![])
-            .await
-            .map_err(|e| format!("reading the figures: {e}"))?;
-        if state != "done" {
-            return Err(format!("{label}: the benchmark page ended '{state}': {got}"));
-        }
-        let text = got[0].as_str().unwrap_or("");
-        let agent = got[2].as_str().unwrap_or("").to_string();
-        let mut rows: Vec<Figure> =
-            serde_json::from_str(text).map_err(|e| format!("{label}: the figures: {e}"))?;
-        for r in &mut rows {
-            r.name = format!("{label}: {}", r.name);
-        }
-
-        // The answer first: performance.now's tick in the headline, with no click.
-        let mut shown = Vec::new();
-        for _ in 0..3 {
-            c.goto(url)
-                .await
-                .map_err(|e| format!("opening {url}: {e}"))?;
-            let t0 = std::time::Instant::now();
-            loop {
-                let v = c
-                    .execute("return self.ticklabTimes && self.ticklabTimes.headlineMs", vec![])
-                    .await
-                    .map_err(|e| format!("reading the headline's time: {e}"))?;
-                if let Some(ms) = v.as_f64() {
-                    shown.push(ms);
-                    break;
-                }
-                if t0.elapsed() > Duration::from_secs(20) {
-                    break;
-                }
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-        }
-        shown.sort_by(f64::total_cmp);
-        let headline = (shown.len() == 3).then(|| shown[1]);
-        rows.push(Figure::new(
-            7,
-            format!("{label}: navigation to performance.now's tick in the headline, no click, median of 3 loads"),
-            "≤ 1 s",
-            headline.map_or("not shown in 20 s".into(), |m| format!("{m:.0} ms")),
-            Some(headline.is_some_and(|m| m <= 1000.0)),
-        ));
-
-        // The playground: from a change of its knobs to the redrawn plots, measured in the
-        // page; the first run, which starts the worker, is left out.
-        c.execute(
-            "document.getElementById('playground').scrollIntoView(); return 0",
-            vec![],
-        )
-        .await
-        .map_err(|e| format!("the playground: {e}"))?;
-        let mut redraws = Vec::new();
-        for i in 0..6 {
-            if i > 0 {
-                c.execute(
-                    &format!("document.querySelectorAll('#steps button')[{}].click(); return 0", (i - 1) % 5),
-                    vec![],
-                )
-                .await
-                .map_err(|e| format!("the playground: {e}"))?;
-            }
-            let t0 = std::time::Instant::now();
-            loop {
-                let n = c
-                    .execute("return (self.ticklabTimes.play || []).length", vec![])
-                    .await
-                    .map_err(|e| format!("the playground: {e}"))?;
-                if n.as_u64() > Some(i) {
-                    break;
-                }
-                if t0.elapsed() > Duration::from_secs(20) {
-                    return Err(format!("{label}: the playground did not redraw in 20 s"));
-                }
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-        }
-        let t = c
-            .execute("return self.ticklabTimes.play.slice(1)", vec![])
-            .await
-            .map_err(|e| format!("the playground: {e}"))?;
-        redraws.extend(t.as_array().into_iter().flatten().filter_map(|v| v.as_f64()));
-        redraws.sort_by(f64::total_cmp);
-        let median = redraws.get(redraws.len() / 2).copied();
-        let mut f = Figure::new(
-            7,
-            format!("{label}: a playground change to its four plots redrawn, median of 5 lessons"),
-            "≤ 300 ms",
-            median.map_or("not measured".into(), |m| format!("{m:.0} ms")),
-            Some(median.is_some_and(|m| m <= 300.0)),
-        );
-        f.note = format!(
-            "all: {}",
-            redraws.iter().map(|r| format!("{r:.0}")).collect::<Vec<_>>().join(", ")
-        );
-        rows.push(f);
-
-        c.goto(&format!("{url}?run"))
-            .await
-            .map_err(|e| format!("opening {url}: {e}"))?;
-        let state = wait_done(c, Duration::from_secs(300)).await?;
-        let t = c
-            .execute("return self.ticklabTimes", vec![])
-            .await
-            .map_err(|e| format!("reading the run's times: {e}"))?;
-        let exported = c
-            .execute("return self.ticklabExportJson()", vec![])
-            .await
-            .map_err(|e| format!("exporting the run: {e}"))?;
-        let gaps = ticklab::Report::from_json(exported.as_str().unwrap_or_default())
-            .map_or_else(
-                |e| format!("not read ({e})"),
-                |r| ticklab::present::gaps(&r.gaps()),
-            );
-        let run_ms = t["runMs"].as_f64();
-        let first_ms = t["firstResultMs"].as_f64();
-        let run_s = run_ms.map(|m| m / 1000.0);
-        let mut f = Figure::new(
-            5,
-            format!("{label}: the page's full run (every clock, default settings)"),
-            "≤ 5 s",
-            run_s.map_or("not measured".into(), |s| format!("{s:.1} s")),
-            Some(state == "done" && run_s.is_some_and(|s| s <= PAGE_RUN_S)),
-        );
-        // The slowest clocks, to say what bounds the run.
-        if let Some(m) = t["clocks"].as_object() {
-            let mut v: Vec<(&String, f64)> =
-                m.iter().filter_map(|(k, v)| Some((k, v.as_f64()?))).collect();
-            v.sort_by(|a, b| b.1.total_cmp(&a.1));
-            let slow: Vec<String> = v
-                .iter()
-                .take(4)
-                .map(|(k, ms)| format!("{k} {:.1} s", ms / 1000.0))
-                .collect();
-            f.note = format!("slowest: {}", slow.join(", "));
-        }
-        if state != "done" {
-            f.note = format!("the run ended '{state}'; {}", f.note);
-        }
-        rows.push(f);
-        rows.push(Figure::new(
-            7,
-            format!("{label}: load to the first result on screen (?run)"),
-            "(reported)",
-            first_ms.map_or("not measured".into(), |m| format!("{:.2} s", m / 1000.0)),
-            None,
-        ));
+        let (mut rows, agent) = bench_figures(c, label, url).await?;
+        rows.push(headline_figure(c, label, url).await?);
+        rows.push(playground_figure(c, label).await?);
+        let (run, gaps) = full_run_figures(c, label, url).await?;
+        rows.extend(run);
         Ok((rows, agent, gaps))
     }
     .await;
     let _ = c.clone().close().await;
     result
+}
+
+/// The figures the page measures itself (`?bench`), and the browser's user agent.
+async fn bench_figures(
+    c: &Client,
+    label: &str,
+    url: &str,
+) -> Result<(Vec<Figure>, String), String> {
+    c.goto(&format!("{url}?bench"))
+        .await
+        .map_err(|e| format!("opening {url}: {e}"))?;
+    let state = wait_done(c, Duration::from_secs(180)).await?;
+    let got = c
+        .execute(
+            "return [document.body.dataset.bench || '', self.ticklabErrors, navigator.userAgent]",
+            vec![],
+        )
+        .await
+        .map_err(|e| format!("reading the figures: {e}"))?;
+    if state != "done" {
+        return Err(format!(
+            "{label}: the benchmark page ended '{state}': {got}"
+        ));
+    }
+    let text = got[0].as_str().unwrap_or("");
+    let agent = got[2].as_str().unwrap_or("").to_string();
+    let mut rows: Vec<Figure> =
+        serde_json::from_str(text).map_err(|e| format!("{label}: the figures: {e}"))?;
+    for r in &mut rows {
+        r.name = format!("{label}: {}", r.name);
+    }
+
+    Ok((rows, agent))
+}
+
+/// The answer first: from navigation to performance.now's tick in the headline, with no
+/// click, the median of three loads.
+async fn headline_figure(c: &Client, label: &str, url: &str) -> Result<Figure, String> {
+    let mut shown = Vec::new();
+    for _ in 0..3 {
+        c.goto(url)
+            .await
+            .map_err(|e| format!("opening {url}: {e}"))?;
+        let t0 = std::time::Instant::now();
+        loop {
+            let v = c
+                .execute(
+                    "return self.ticklabTimes && self.ticklabTimes.headlineMs",
+                    vec![],
+                )
+                .await
+                .map_err(|e| format!("reading the headline's time: {e}"))?;
+            if let Some(ms) = v.as_f64() {
+                shown.push(ms);
+                break;
+            }
+            if t0.elapsed() > Duration::from_secs(20) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+    shown.sort_by(f64::total_cmp);
+    let headline = (shown.len() == 3).then(|| shown[1]);
+    Ok(Figure::new(
+        7,
+        format!("{label}: navigation to performance.now's tick in the headline, no click, median of 3 loads"),
+        "≤ 1 s",
+        headline.map_or("not shown in 20 s".into(), |m| format!("{m:.0} ms")),
+        Some(headline.is_some_and(|m| m <= 1000.0)),
+    ))
+}
+
+/// The playground: from a change of its knobs to the redrawn plots, measured in the page;
+/// the first run, which starts the worker, left out.
+async fn playground_figure(c: &Client, label: &str) -> Result<Figure, String> {
+    c.execute(
+        "document.getElementById('playground').scrollIntoView(); return 0",
+        vec![],
+    )
+    .await
+    .map_err(|e| format!("the playground: {e}"))?;
+    let mut redraws = Vec::new();
+    for i in 0..6 {
+        if i > 0 {
+            c.execute(
+                &format!(
+                    "document.querySelectorAll('#steps button')[{}].click(); return 0",
+                    (i - 1) % 5
+                ),
+                vec![],
+            )
+            .await
+            .map_err(|e| format!("the playground: {e}"))?;
+        }
+        let t0 = std::time::Instant::now();
+        loop {
+            let n = c
+                .execute("return (self.ticklabTimes.play || []).length", vec![])
+                .await
+                .map_err(|e| format!("the playground: {e}"))?;
+            if n.as_u64() > Some(i) {
+                break;
+            }
+            if t0.elapsed() > Duration::from_secs(20) {
+                return Err(format!("{label}: the playground did not redraw in 20 s"));
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    let t = c
+        .execute("return self.ticklabTimes.play.slice(1)", vec![])
+        .await
+        .map_err(|e| format!("the playground: {e}"))?;
+    redraws.extend(
+        t.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_f64()),
+    );
+    redraws.sort_by(f64::total_cmp);
+    let median = redraws.get(redraws.len() / 2).copied();
+    let mut f = Figure::new(
+        7,
+        format!("{label}: a playground change to its four plots redrawn, median of 5 lessons"),
+        "≤ 300 ms",
+        median.map_or("not measured".into(), |m| format!("{m:.0} ms")),
+        Some(median.is_some_and(|m| m <= 300.0)),
+    );
+    f.note = format!(
+        "all: {}",
+        redraws
+            .iter()
+            .map(|r| format!("{r:.0}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Ok(f)
+}
+
+/// The page's full run (`?run`): its time, its slowest clocks, its first result; and the
+/// gaps it saw.
+async fn full_run_figures(
+    c: &Client,
+    label: &str,
+    url: &str,
+) -> Result<(Vec<Figure>, String), String> {
+    let mut rows = Vec::new();
+    c.goto(&format!("{url}?run"))
+        .await
+        .map_err(|e| format!("opening {url}: {e}"))?;
+    let state = wait_done(c, Duration::from_secs(300)).await?;
+    let t = c
+        .execute("return self.ticklabTimes", vec![])
+        .await
+        .map_err(|e| format!("reading the run's times: {e}"))?;
+    let exported = c
+        .execute("return self.ticklabExportJson()", vec![])
+        .await
+        .map_err(|e| format!("exporting the run: {e}"))?;
+    let gaps = ticklab::Report::from_json(exported.as_str().unwrap_or_default()).map_or_else(
+        |e| format!("not read ({e})"),
+        |r| ticklab::present::gaps(&r.gaps()),
+    );
+    let run_ms = t["runMs"].as_f64();
+    let first_ms = t["firstResultMs"].as_f64();
+    let run_s = run_ms.map(|m| m / 1000.0);
+    let mut f = Figure::new(
+        5,
+        format!("{label}: the page's full run (every clock, default settings)"),
+        "≤ 5 s",
+        run_s.map_or("not measured".into(), |s| format!("{s:.1} s")),
+        Some(state == "done" && run_s.is_some_and(|s| s <= PAGE_RUN_S)),
+    );
+    // The slowest clocks, to say what bounds the run.
+    if let Some(m) = t["clocks"].as_object() {
+        let mut v: Vec<(&String, f64)> = m
+            .iter()
+            .filter_map(|(k, v)| Some((k, v.as_f64()?)))
+            .collect();
+        v.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let slow: Vec<String> = v
+            .iter()
+            .take(4)
+            .map(|(k, ms)| format!("{k} {:.1} s", ms / 1000.0))
+            .collect();
+        f.note = format!("slowest: {}", slow.join(", "));
+    }
+    if state != "done" {
+        f.note = format!("the run ended '{state}'; {}", f.note);
+    }
+    rows.push(f);
+    rows.push(Figure::new(
+        7,
+        format!("{label}: load to the first result on screen (?run)"),
+        "(reported)",
+        first_ms.map_or("not measured".into(), |m| format!("{:.2} s", m / 1000.0)),
+        None,
+    ));
+    Ok((rows, gaps))
 }
 
 fn machine() -> String {
