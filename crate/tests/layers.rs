@@ -279,3 +279,99 @@ fn a_circle_is_found() {
     let g = imports(src);
     assert!(circle(&g, &src.join("b.rs")).is_none(), "{g:?}");
 }
+
+/// Most lines of a source file, and of a function outside the tests.
+const MOST_FILE_LINES: usize = 800;
+const MOST_FN_LINES: usize = 120;
+
+/// The functions of `text` longer than `most` lines, before its unit tests: each `fn` line
+/// (not a declaration ending in `;`) to the `}` at its own indentation, as rustfmt writes it.
+fn long_functions(text: &str, most: usize) -> Vec<(String, usize)> {
+    let lines: Vec<&str> = text
+        .split("\n#[cfg(test)]")
+        .next()
+        .unwrap_or("")
+        .lines()
+        .collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let code = line.trim_start();
+        let indent = &line[..line.len() - code.len()];
+        let is_fn = code.split("fn ").next().is_some_and(|before| {
+            before
+                .split_whitespace()
+                .all(|w| w.starts_with("pub") || ["async", "const", "unsafe"].contains(&w))
+        }) && code.contains("fn ")
+            && !code.starts_with("//")
+            && !line.trim_end().ends_with(';');
+        if !is_fn {
+            continue;
+        }
+        let close = format!("{indent}}}");
+        if let Some(end) = lines[i + 1..].iter().position(|l| *l == close) {
+            if end + 2 > most {
+                let name = code
+                    .split("fn ")
+                    .nth(1)
+                    .unwrap_or("")
+                    .split(['(', '<'])
+                    .next();
+                out.push((name.unwrap_or("").to_string(), end + 2));
+            }
+        }
+    }
+    out
+}
+
+/// No source file of the workspace is over 800 lines, and no function outside the tests
+/// over 120: a long unit is split by stage, a long file by subject.
+#[test]
+fn no_unit_is_too_long() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut too_long = Vec::new();
+    for dir in [
+        "crate",
+        "native-runner",
+        "plot",
+        "www",
+        "driver",
+        "xtask",
+        "tests",
+        "fuzz",
+    ] {
+        let mut files = Vec::new();
+        sources(&root.join(dir), &mut files);
+        for f in files {
+            let rel = f.strip_prefix(&root).unwrap().display().to_string();
+            if rel.contains("/target/") || rel.contains("/pkg/") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&f).unwrap();
+            let lines = text.lines().count();
+            if lines > MOST_FILE_LINES {
+                too_long.push(format!("{rel}: {lines} lines"));
+            }
+            // Tests and benchmarks are exempt: a scenario reads best whole.
+            let tests = rel.starts_with("tests/") && !rel.starts_with("tests/support/")
+                || rel.contains("/tests/")
+                || rel.contains("/benches/");
+            if !tests {
+                for (name, n) in long_functions(&text, MOST_FN_LINES) {
+                    too_long.push(format!("{rel}: fn {name}, {n} lines"));
+                }
+            }
+        }
+    }
+    assert!(too_long.is_empty(), "too long:\n{}", too_long.join("\n"));
+}
+
+/// The reader finds a long function, and not a short one or a declaration.
+#[test]
+fn a_long_function_is_found() {
+    let body = "    x += 1;\n".repeat(130);
+    let text = format!(
+        "fn short() {{\n}}\n\npub(crate) async fn long(a: u8) -> u8 {{\n{body}}}\n\nfn decl();\n"
+    );
+    let found = long_functions(&text, MOST_FN_LINES);
+    assert_eq!(found, [("long".to_string(), 132)]);
+}
