@@ -17,8 +17,11 @@ use crate::{step, workspace_root, WASM};
 /// then for a second read cost (360 KB), then for the worker's typed protocol, typed
 /// digests and the experiments split by stage (362 KB: 1.3 KB, about 25 ms on Slow 4G),
 /// then for a timer's intervals read right: ambiguity named, floors judged as floors,
-/// printed doubles, one-column CSVs, the crossing's blocks (366 KB: 3.8 KB, about 80 ms).
-pub const BUDGET_GZ_BYTES: u64 = 366 * 1000;
+/// printed doubles, one-column CSVs, the crossing's blocks (366 KB: 3.8 KB, about 80 ms),
+/// then for the code in units of at most 120 lines (367 KB: the tick experiment's rounds as
+/// a struct's methods cost 0.4 KB in each module that runs one, the caveats' words by
+/// subject 0.3 KB; measured one change at a time, 365.1 KB before them).
+pub const BUDGET_GZ_BYTES: u64 = 367 * 1000;
 
 /// Budget for the first answer's module (wasm and JavaScript), gzipped: what a phone
 /// downloads before the headline.

@@ -59,13 +59,19 @@ macro_rules! caveats {
 
         }
 
+        /// Every field's name once, with its type, which the reader reads a field by: a name
+        /// is of one type in every kind (a test holds it). Made when compiling, so the page
+        /// carries each name once.
+        const FIELDS: [(&str, wire::Ty); wire::distinct(EVERY_FIELD)] =
+            wire::once_each(EVERY_FIELD);
+
         /// Every kind's name, in the table's order.
         #[cfg(test)]
         const KINDS: &[&str] = &[$($kind),*];
 
-        /// Every field of every kind with its type, which the reader reads a field by: a
-        /// name is of one type in every kind (a test holds it).
-        const FIELDS: &[(&str, wire::Ty)] = &[
+        /// Every field of every kind with its type, a name as often as kinds have it
+        /// (the reader's table, [`FIELDS`], holds each once).
+        const EVERY_FIELD: &[(&str, wire::Ty)] = &[
             $( $( $( (stringify!($field), <$ty as wire::Wire>::TY), )* )? )*
         ];
     };

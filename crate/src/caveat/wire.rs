@@ -36,6 +36,62 @@ pub(super) enum Ty {
     Caveat,
 }
 
+/// Whether two names are the same (in a constant: `==` on `str` is not `const`).
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Whether `fields[i]`'s name came before it.
+const fn seen(fields: &[(&str, Ty)], i: usize) -> bool {
+    let mut j = 0;
+    while j < i {
+        if same(fields[j].0, fields[i].0) {
+            return true;
+        }
+        j += 1;
+    }
+    false
+}
+
+/// How many distinct names `fields` has.
+pub(super) const fn distinct(fields: &[(&'static str, Ty)]) -> usize {
+    let (mut n, mut i) = (0, 0);
+    while i < fields.len() {
+        if !seen(fields, i) {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+/// `fields` with each name once, at its first place; `N` is [`distinct`]'s count.
+pub(super) const fn once_each<const N: usize>(
+    fields: &[(&'static str, Ty)],
+) -> [(&'static str, Ty); N] {
+    let mut out = [("", Ty::Count); N];
+    let (mut n, mut i) = (0, 0);
+    while i < fields.len() {
+        if !seen(fields, i) {
+            out[n] = fields[i];
+            n += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
 /// Fields of older schemas, read into today's: schema 4's `why` of a two-sizes fit.
 const LEGACY: &[(&str, Ty)] = &[("why", Ty::Words)];
 
@@ -216,12 +272,15 @@ impl<'de> Deserialize<'de> for Caveat {
 mod tests {
     use super::*;
 
-    /// The reader takes a field's type from its name: a name is of one type in every kind.
+    /// The reader takes a field's type from its name: a name is of one type in every kind,
+    /// and the reader's table holds each name once.
     #[test]
     fn a_field_s_name_has_one_type_in_every_kind() {
-        for (name, ty) in FIELDS {
+        for (name, ty) in super::super::EVERY_FIELD {
             let first = FIELDS.iter().find(|(n, _)| n == name).map(|(_, t)| t);
             assert_eq!(first, Some(ty), "`{name}`");
         }
+        let names: std::collections::BTreeSet<&str> = FIELDS.iter().map(|f| f.0).collect();
+        assert_eq!(names.len(), FIELDS.len());
     }
 }
