@@ -10,7 +10,6 @@ use ticklab::fit::{least_values, ols, step_fit};
 use ticklab::tick::{estimate_counts, estimate_values, EstimatorOptions, Method};
 use ticklab::Report;
 use ticklab_native::analyze::examine;
-use ticklab_native::CliError;
 
 /// Fails with `msg` unless `ok`.
 fn check(ok: bool, msg: impl FnOnce() -> String) -> Result<(), String> {
@@ -85,7 +84,8 @@ pub fn analyze(bytes: &[u8]) -> Result<(), String> {
                     )?;
                 }
             }
-            Err(CliError::Usage(m)) if !m.is_empty() => {}
+            // Bad input, said in words: the exit code 2 a command ends with.
+            Err(e) if e.exit_code() == 2 && !e.to_string().is_empty() => {}
             Err(e) => return Err(format!("not a bad-input error: {e:?}")),
         }
     }
