@@ -355,10 +355,19 @@ mod tests {
                 }
             }
         }
-        let e2e: String = std::fs::read_dir(root.join("tests/e2e"))
-            .unwrap()
-            .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
-            .collect();
+        // Every file of the end-to-end tests, those in their subjects' folders too.
+        fn texts(dir: &std::path::Path, out: &mut String) {
+            for e in std::fs::read_dir(dir).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    texts(&p, out);
+                } else {
+                    out.push_str(&std::fs::read_to_string(p).unwrap());
+                }
+            }
+        }
+        let mut e2e = String::new();
+        texts(&root.join("tests/e2e"), &mut e2e);
         let list = |name: &str| {
             let start = e2e.find(name).unwrap();
             e2e[start..start + e2e[start..].find(";\n").unwrap()].to_string()
