@@ -9,12 +9,18 @@ fn main() {
     println!("cargo:rerun-if-env-changed=TICKLAB_EMBED_SITE");
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it"));
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it"));
-    // Cargo's target directory, wherever it is: the one of OUT_DIR's folders that cargo
-    // marked with CACHEDIR.TAG.
-    let target = out_dir
+    // Cargo's target directory, wherever it is: of OUT_DIR's folders that cargo marked with
+    // CACHEDIR.TAG (a build for another target marks its own folder too), the one holding
+    // the built site, else the nearest.
+    let marked: Vec<&Path> = out_dir
         .ancestors()
-        .find(|d| d.join("CACHEDIR.TAG").is_file())
-        .map(Path::to_path_buf)
+        .filter(|d| d.join("CACHEDIR.TAG").is_file())
+        .collect();
+    let target = marked
+        .iter()
+        .find(|d| d.join("site").join("index.html").is_file())
+        .or(marked.first())
+        .map(|d| d.to_path_buf())
         .unwrap_or_else(|| manifest.join("../target"));
     let site = std::env::var_os("TICKLAB_EMBED_SITE")
         .map(PathBuf::from)

@@ -66,3 +66,75 @@ pub fn build() -> Result<Emulated, String> {
         sysroot: PathBuf::from(SYSROOT),
     })
 }
+
+pub const WINDOWS: &str = "x86_64-pc-windows-gnu";
+/// Debian's MinGW-w64 C compiler, the target's linker.
+const MINGW: &str = "x86_64-w64-mingw32-gcc";
+/// Debian's Wine runs a 64-bit console program through this (the `wine` launcher wants the
+/// 32-bit half).
+const WINE64: &str = "/usr/lib/wine/wine64";
+
+/// What the Windows test needs: the command built for Windows, a folder with it and the
+/// shim its start needs under Wine, and Wine.
+pub struct Windows {
+    pub dir: PathBuf,
+    pub wine64: PathBuf,
+}
+
+/// Installs MinGW-w64 and Wine when missing, builds `ticklab.exe` for Windows and, beside
+/// it, the shim DLL that Wine 8 lacks (bcryptprimitives.dll's `ProcessPrng`, which Rust's
+/// std imports): test plumbing, never shipped.
+pub fn windows() -> Result<Windows, String> {
+    let wine64 = PathBuf::from(WINE64);
+    let mut missing = Vec::new();
+    if which(MINGW).is_none() {
+        missing.push("gcc-mingw-w64-x86-64");
+    }
+    if !wine64.is_file() {
+        missing.extend(["wine64", "wine"]);
+    }
+    install("the Windows build and its run under Wine", &missing)?;
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let args = [
+        "build",
+        "-p",
+        "ticklab-native",
+        "--bin",
+        "ticklab",
+        "--target",
+        WINDOWS,
+    ];
+    eprintln!(
+        "\n== the native runner for {WINDOWS}: {cargo} {}",
+        args.join(" ")
+    );
+    let root = crate::workspace_root();
+    let ok = std::process::Command::new(&cargo)
+        .args(args)
+        .current_dir(&root)
+        .status()
+        .map_err(|e| format!("cannot start {cargo}: {e}"))?
+        .success();
+    if !ok {
+        return Err(format!("building the native runner for {WINDOWS} failed"));
+    }
+    let target = crate::web::target_dir(&root);
+    let dir = target.join("windows");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let exe = target.join(WINDOWS).join("debug").join("ticklab.exe");
+    std::fs::copy(&exe, dir.join("ticklab.exe")).map_err(|e| format!("{}: {e}", exe.display()))?;
+    let shim = root.join("tests").join("windows").join("process_prng.c");
+    let dll = dir.join("bcryptprimitives.dll");
+    let ok = std::process::Command::new(MINGW)
+        .args(["-shared", "-O2", "-o"])
+        .arg(&dll)
+        .arg(&shim)
+        .arg("-ladvapi32")
+        .status()
+        .map_err(|e| format!("cannot start {MINGW}: {e}"))?
+        .success();
+    if !ok {
+        return Err(format!("building {} failed", dll.display()));
+    }
+    Ok(Windows { dir, wine64 })
+}

@@ -218,7 +218,11 @@ pub fn workspace_root() -> std::path::PathBuf {
 
 pub const WASM: &str = "wasm32-unknown-unknown";
 /// Targets the native runner is checked for but cannot run on here.
-const CROSS: [&str; 2] = ["aarch64-unknown-linux-gnu", "aarch64-apple-darwin"];
+const CROSS: [&str; 3] = [
+    "aarch64-unknown-linux-gnu",
+    "aarch64-apple-darwin",
+    "x86_64-pc-windows-gnu",
+];
 
 /// Installs the wasm32 and cross-check targets when missing.
 pub fn ensure_targets() -> Result<(), String> {
@@ -386,6 +390,11 @@ fn workspace_tests(cargo: &str) -> Result<(browsers::Drivers, u64, u64), String>
     let drivers = browsers::ensure()?;
     let site = web::target_dir(&workspace_root()).join("site");
     let emulated = cross::build()?;
+    let windows = cross::windows()?;
+    let (windows_dir, wine64) = (
+        windows.dir.to_string_lossy().to_string(),
+        windows.wine64.to_string_lossy().to_string(),
+    );
     let (site, chromedriver, geckodriver, webkitdriver) = (
         site.to_string_lossy().to_string(),
         drivers.chromedriver.to_string_lossy().to_string(),
@@ -408,6 +417,8 @@ fn workspace_tests(cargo: &str) -> Result<(browsers::Drivers, u64, u64), String>
             ("TICKLAB_AARCH64", aarch64.as_str()),
             ("QEMU_AARCH64", qemu.as_str()),
             ("AARCH64_SYSROOT", sysroot.as_str()),
+            ("TICKLAB_WINDOWS", windows_dir.as_str()),
+            ("WINE64", wine64.as_str()),
         ],
     )?;
     Ok((drivers, passed, failed))

@@ -14,6 +14,8 @@ mod macos;
 #[cfg(unix)]
 mod posix;
 pub mod std_clock;
+#[cfg(windows)]
+mod windows;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;
 
@@ -61,6 +63,10 @@ pub enum NativeClock {
     /// mach_absolute_time or clock_gettime_nsec_np.
     #[cfg(target_os = "macos")]
     Mach(macos::MachClock),
+    /// QueryPerformanceCounter, the FILETIME clocks, the tick counts, the interrupt times,
+    /// the CPU times and a thread's cycles.
+    #[cfg(windows)]
+    Windows(windows::WinClock),
 }
 
 /// Runs `$body` with `$c` bound to the concrete clock inside `$self`; a boxed clock is
@@ -101,6 +107,8 @@ macro_rules! each {
             NativeClock::Cntvct($c) => $body,
             #[cfg(target_os = "macos")]
             NativeClock::Mach($c) => $body,
+            #[cfg(windows)]
+            NativeClock::Windows($c) => $body,
         }
     };
 }
@@ -160,6 +168,8 @@ pub fn catalogue() -> Vec<Entry> {
     let mut out = Vec::new();
     #[cfg(unix)]
     posix::add(&mut out);
+    #[cfg(windows)]
+    windows::add(&mut out);
     out.push(std_clock::entry());
     #[cfg(target_arch = "x86_64")]
     x86_64::add(&mut out);

@@ -41,6 +41,7 @@ impl<const R: u8> Clock for Tsc<R> {
 }
 
 /// The reference for calibration, in ns.
+#[cfg(unix)]
 fn reference_ns() -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
@@ -49,6 +50,17 @@ fn reference_ns() -> u64 {
     // Safe: valid id and out-pointer.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC_RAW, &mut ts) };
     (ts.tv_sec as u64) * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// The reference for calibration, in ns: std's Instant, which is QueryPerformanceCounter on
+/// Windows.
+#[cfg(not(unix))]
+fn reference_ns() -> u64 {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    START
+        .get_or_init(std::time::Instant::now)
+        .elapsed()
+        .as_nanos() as u64
 }
 
 const CALIBRATION: Duration = Duration::from_millis(25);

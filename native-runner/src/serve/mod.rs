@@ -52,6 +52,7 @@ pub const BUSY_HEAD_TIMEOUT: Duration = Duration::from_secs(1);
 const MOST_CONNECTIONS: usize = 4096;
 
 /// Descriptors kept free of connections: the files served, the report, the listener.
+#[cfg(unix)]
 const SPARE_DESCRIPTORS: u64 = 64;
 
 /// How many connections to hold at once: [`MOST_CONNECTIONS`], or fewer under a lower

@@ -1,0 +1,216 @@
+//! The command for Windows: `ticklab.exe` built with MinGW-w64 and run under Wine, as `cargo
+//! xtask test` builds and finds it (TICKLAB_WINDOWS: the folder with the program and the
+//! shim Wine needs; WINE64). Wine is not Windows: what is asserted of its clocks is what
+//! Wine documents (its performance counter runs at 10 MHz, `TICKSPERSEC` in its ntdll),
+//! and of the rest that each clock answers with a tick or a reason. A report saved under
+//! Wine is read by this machine's `ticklab show`; `ticklab serve` answers on loopback.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use ticklab::Report;
+
+const BIN: &str = env!("CARGO_BIN_EXE_ticklab");
+
+fn var(name: &str) -> PathBuf {
+    std::env::var_os(name)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            panic!("{name} is not set: `cargo xtask test` builds ticklab.exe and installs Wine")
+        })
+}
+
+/// A Wine prefix of this test's own, in a temporary folder.
+struct Prefix(tempfile::TempDir);
+
+impl Prefix {
+    fn new() -> Self {
+        Self(tempfile::tempdir().unwrap())
+    }
+
+    /// `ticklab.exe args` under Wine, in folder `cwd`.
+    fn command(&self, args: &[&str], cwd: &std::path::Path) -> Command {
+        let exe = var("TICKLAB_WINDOWS").join("ticklab.exe");
+        assert!(exe.is_file(), "no Windows build at {}", exe.display());
+        let mut c = Command::new(var("WINE64"));
+        c.arg(&exe)
+            .args(args)
+            .current_dir(cwd)
+            .env("WINEPREFIX", self.0.path().join("prefix"))
+            .env("WINEDEBUG", "-all")
+            // The shim beside the program before Wine's own bcryptprimitives.dll.
+            .env("WINEDLLOVERRIDES", "bcryptprimitives=n,b")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        c
+    }
+
+    /// `ticklab.exe args` under Wine, within `limit`.
+    fn run(&self, args: &[&str], cwd: &std::path::Path, limit: Duration) -> Output {
+        let child = self.command(args, cwd).spawn().expect("wine64 starts");
+        let t0 = Instant::now();
+        let out = wait(child, limit, args);
+        eprintln!(
+            "ticklab.exe {args:?} under Wine: {:.1} s",
+            t0.elapsed().as_secs_f64()
+        );
+        out
+    }
+}
+
+impl Drop for Prefix {
+    /// Stops the prefix's wineserver, which outlives the programs it ran.
+    fn drop(&mut self) {
+        let server = var("WINE64").with_file_name("wineserver");
+        let _ = Command::new(server)
+            .arg("-k")
+            .env("WINEPREFIX", self.0.path().join("prefix"))
+            .status();
+    }
+}
+
+/// The child's output, or a panic once `limit` has passed (the child killed).
+fn wait(child: Child, limit: Duration, args: &[&str]) -> Output {
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(child.wait_with_output()));
+    match rx.recv_timeout(limit) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            // Safe: a signal to our own child, still running.
+            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+            panic!("ticklab.exe {args:?} under Wine still running after {limit:?}");
+        }
+    }
+}
+
+fn text(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+/// Windows' clocks are listed, each runnable or with the reason; the performance counter at
+/// Wine's documented 10 MHz ticks 100 ns and matches its claim; a whole run saved under
+/// Wine is read back by this machine's command.
+#[test]
+fn the_windows_build_measures_its_clocks_under_wine() {
+    let wine = Prefix::new();
+    let dir = tempfile::tempdir().unwrap();
+    let list = text(&wine.run(&["list"], dir.path(), Duration::from_secs(120)));
+    for name in [
+        "QueryPerformanceCounter",
+        "GetSystemTimePreciseAsFileTime",
+        "GetSystemTimeAsFileTime",
+        "GetTickCount64",
+        "timeGetTime",
+        "QueryInterruptTime",
+        "QueryInterruptTimePrecise",
+        "QueryUnbiasedInterruptTime",
+        "QueryUnbiasedInterruptTimePrecise",
+        "GetProcessTimes",
+        "GetThreadTimes",
+        "QueryThreadCycleTime",
+        "Instant",
+    ] {
+        let line = list
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("{name} not listed:\n{list}"));
+        assert!(
+            line.ends_with(" yes") || line.contains(" no: "),
+            "{name}: neither runnable nor said why: {line}"
+        );
+    }
+    let json = text(&wine.run(
+        &[
+            "tick",
+            "--clock",
+            "QueryPerformanceCounter",
+            "--time",
+            "0.3",
+            "--json",
+        ],
+        dir.path(),
+        Duration::from_secs(120),
+    ));
+    let r = Report::from_json(&json).unwrap();
+    let qpc = &r.clocks[0];
+    assert_eq!(
+        qpc.info.period.ns_per_count(),
+        Some(100.0),
+        "{:?}",
+        qpc.info
+    );
+    let tick = qpc.tick.as_ref().expect("a tick");
+    assert_eq!(tick.tick_ns, Some(100.0), "{tick:?}");
+    assert_eq!(tick.claimed_ns, Some(100.0));
+    assert_eq!(tick.verdict, ticklab::tick::Verdict::Matches);
+    assert_eq!(r.environment.os.as_deref(), Some("windows"));
+
+    let saved = dir.path().join("wine.json");
+    let run = wine.run(
+        &["run", "--save", "wine.json"],
+        dir.path(),
+        Duration::from_secs(180),
+    );
+    text(&run);
+    let shown = Command::new(BIN).arg("show").arg(&saved).output().unwrap();
+    let shown = text(&shown);
+    assert!(shown.contains("QueryPerformanceCounter"), "{shown}");
+    let r = Report::from_json(&std::fs::read_to_string(&saved).unwrap()).unwrap();
+    for c in &r.clocks {
+        assert!(
+            c.tick.is_some() || c.unavailable_reason.is_some() || !c.errors.is_empty(),
+            "{}: no tick and no reason",
+            c.info.name
+        );
+    }
+}
+
+/// `ticklab serve` under Wine serves the page it carries on loopback.
+#[test]
+fn the_windows_build_serves_the_page_under_wine() {
+    let wine = Prefix::new();
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = wine
+        .command(&["serve", "--port", "0"], dir.path())
+        .spawn()
+        .expect("wine64 starts");
+    let out = child.stdout.take().unwrap();
+    // Its first line says where it listens.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(out).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let line = rx.recv_timeout(Duration::from_secs(120));
+    let answer = line.as_ref().ok().and_then(|l| {
+        let at = l.split("http://").nth(1)?.split('/').next()?.to_string();
+        let mut s = std::net::TcpStream::connect(&at).ok()?;
+        s.set_read_timeout(Some(Duration::from_secs(30))).ok()?;
+        s.write_all(b"GET / HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+            .ok()?;
+        let mut text = String::new();
+        s.read_to_string(&mut text).ok()?;
+        Some(text)
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    let line = line.expect("ticklab.exe serve said where it listens within 120 s");
+    assert!(line.contains("http://127.0.0.1:"), "{line}");
+    let answer = answer.unwrap_or_default();
+    assert_eq!(
+        answer.split_whitespace().nth(1),
+        Some("200"),
+        "{line}{answer}"
+    );
+    assert!(answer.contains("<title>"), "{answer}");
+}
