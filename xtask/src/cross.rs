@@ -32,30 +32,10 @@ pub fn build() -> Result<Emulated, String> {
     .collect();
     install("the aarch64 run under emulation", &missing)?;
     let qemu = which("qemu-aarch64-static").ok_or("qemu-aarch64-static is still missing")?;
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let args = [
-        "build",
-        "-p",
-        "ticklab-native",
-        "--bin",
-        "ticklab",
-        "--target",
+    build_for(
         AARCH64,
-    ];
-    eprintln!(
-        "\n== the native runner for {AARCH64}: {cargo} {}",
-        args.join(" ")
-    );
-    let ok = std::process::Command::new(&cargo)
-        .args(args)
-        .env("CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER", LINKER)
-        .current_dir(crate::workspace_root())
-        .status()
-        .map_err(|e| format!("cannot start {cargo}: {e}"))?
-        .success();
-    if !ok {
-        return Err(format!("building the native runner for {AARCH64} failed"));
-    }
+        &[("CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER", LINKER)],
+    )?;
     let binary = crate::web::target_dir(&crate::workspace_root())
         .join(AARCH64)
         .join("debug")
@@ -65,6 +45,36 @@ pub fn build() -> Result<Emulated, String> {
         qemu,
         sysroot: PathBuf::from(SYSROOT),
     })
+}
+
+/// Builds the `ticklab` binary for `target` (debug), with `env`.
+fn build_for(target: &str, env: &[(&str, &str)]) -> Result<(), String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let args = [
+        "build",
+        "-p",
+        "ticklab-native",
+        "--bin",
+        "ticklab",
+        "--target",
+        target,
+    ];
+    eprintln!(
+        "\n== the native runner for {target}: {cargo} {}",
+        args.join(" ")
+    );
+    let ok = std::process::Command::new(&cargo)
+        .args(args)
+        .envs(env.iter().copied())
+        .current_dir(crate::workspace_root())
+        .status()
+        .map_err(|e| format!("cannot start {cargo}: {e}"))?
+        .success();
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("building the native runner for {target} failed"))
+    }
 }
 
 pub const WINDOWS: &str = "x86_64-pc-windows-gnu";
@@ -94,30 +104,8 @@ pub fn windows() -> Result<Windows, String> {
         missing.extend(["wine64", "wine"]);
     }
     install("the Windows build and its run under Wine", &missing)?;
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let args = [
-        "build",
-        "-p",
-        "ticklab-native",
-        "--bin",
-        "ticklab",
-        "--target",
-        WINDOWS,
-    ];
-    eprintln!(
-        "\n== the native runner for {WINDOWS}: {cargo} {}",
-        args.join(" ")
-    );
+    build_for(WINDOWS, &[])?;
     let root = crate::workspace_root();
-    let ok = std::process::Command::new(&cargo)
-        .args(args)
-        .current_dir(&root)
-        .status()
-        .map_err(|e| format!("cannot start {cargo}: {e}"))?
-        .success();
-    if !ok {
-        return Err(format!("building the native runner for {WINDOWS} failed"));
-    }
     let target = crate::web::target_dir(&root);
     let dir = target.join("windows");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
