@@ -174,6 +174,35 @@ fn the_windows_build_measures_its_clocks_under_wine() {
     }
 }
 
+/// `ticklab cpu-vs-wall` under Wine times the work by the process's and the thread's CPU
+/// clocks too (GetProcessTimes, GetThreadTimes).
+#[test]
+fn the_windows_build_times_cpu_and_wall_under_wine() {
+    let wine = Prefix::new();
+    let dir = tempfile::tempdir().unwrap();
+    let json = text(&wine.run(
+        &[
+            "cpu-vs-wall",
+            "--n",
+            "64",
+            "--runs",
+            "1",
+            "--cold-mib",
+            "1",
+            "--json",
+        ],
+        dir.path(),
+        Duration::from_secs(120),
+    ));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let row = &v["matmul"][0];
+    assert!(row["wall_s"].as_f64().is_some_and(|s| s > 0.0), "{v}");
+    // Read, whatever the CPU clocks' coarse steps made of a short multiply.
+    for key in ["process_cpu_s", "thread_cpu_s"] {
+        assert!(row[key].as_f64().is_some_and(f64::is_finite), "{key}: {v}");
+    }
+}
+
 /// `ticklab serve` under Wine serves the page it carries on loopback.
 #[test]
 fn the_windows_build_serves_the_page_under_wine() {

@@ -46,8 +46,9 @@ pub fn cpu_vs_wall(a: CpuWallArgs) -> Result<(), CliError> {
     })?;
     let mut wall = open(clocks::std_clock::INSTANT)
         .ok_or_else(|| CliError::Measurement("std::time::Instant is not available".into()))?;
-    let mut process = open("CLOCK_PROCESS_CPUTIME_ID");
-    let mut thread = open("CLOCK_THREAD_CPUTIME_ID");
+    // The system's process and thread CPU clocks: POSIX's, or Windows'.
+    let mut process = open("CLOCK_PROCESS_CPUTIME_ID").or_else(|| open("GetProcessTimes"));
+    let mut thread = open("CLOCK_THREAD_CPUTIME_ID").or_else(|| open("GetThreadTimes"));
     let r = cpu_wall::measure(
         Clocks {
             wall: wall.as_mut(),
