@@ -13,6 +13,9 @@ use fantoccini::ClientBuilder;
 pub use fantoccini::{Client, Locator};
 use serde_json::json;
 
+mod locate;
+pub use locate::{Os, Places};
+
 /// What went wrong in reaching a browser.
 #[derive(Debug, thiserror::Error)]
 pub enum DriverError {
@@ -199,16 +202,6 @@ pub enum Browser {
     Safari,
 }
 
-/// Chromium's binaries, in the order they are looked for on PATH.
-const CHROMIUM_BINARIES: [&str; 4] = [
-    "chromium",
-    "chromium-browser",
-    "google-chrome",
-    "google-chrome-stable",
-];
-/// Firefox's binaries on PATH (geckodriver finds one itself; this says whether it can).
-const FIREFOX_BINARIES: [&str; 2] = ["firefox", "firefox-esr"];
-
 impl Browser {
     /// Every engine, in the order a comparison runs them.
     pub const ALL: [Browser; 5] = [
@@ -276,49 +269,39 @@ impl Browser {
     /// The engine's WebDriver server when this machine has all the engine needs, or what
     /// it lacks.
     pub fn find(self) -> Result<PathBuf, DriverError> {
-        let driver = which(self.driver_program())
-            .ok_or_else(|| DriverError::Missing(format!("no {} on PATH", self.driver_program())))?;
-        let lacking = match self {
-            Browser::Chromium => CHROMIUM_BINARIES
-                .iter()
-                .all(|b| which(b).is_none())
-                .then(|| format!("no {} on PATH", CHROMIUM_BINARIES.join(" or "))),
-            Browser::Firefox => FIREFOX_BINARIES
-                .iter()
-                .all(|b| which(b).is_none())
-                .then(|| format!("no {} on PATH", FIREFOX_BINARIES.join(" or "))),
-            Browser::WebKit => match (minibrowser(), which("Xvfb")) {
-                (None, _) => Some("no WebKitGTK MiniBrowser".into()),
-                (_, None) => Some("no Xvfb on PATH (WebKitGTK needs a display)".into()),
-                _ => None,
-            },
-            Browser::Edge | Browser::Safari => None,
-        };
-        match lacking {
-            Some(why) => Err(DriverError::Missing(why)),
-            None => Ok(driver),
+        self.find_in(&Places::this_machine())
+    }
+
+    /// [`Browser::find`] among `places`.
+    pub fn find_in(self, places: &Places) -> Result<PathBuf, DriverError> {
+        let program = places.os.program(self.driver_program());
+        let driver = places
+            .driver(self)
+            .ok_or_else(|| DriverError::Missing(format!("no {program} on PATH")))?;
+        if places.browser(self).is_none() {
+            return Err(DriverError::Missing(match (self, places.os) {
+                (Browser::WebKit, Os::Linux) => "no WebKitGTK MiniBrowser".into(),
+                (Browser::WebKit, _) => "WebKitGTK runs on Linux only".into(),
+                (Browser::Safari, os) if os != Os::MacOs => "Safari runs on macOS only".into(),
+                _ => format!(
+                    "no {} (looked for {})",
+                    self.name(),
+                    places.where_looked(self)
+                ),
+            }));
         }
+        if self == Browser::WebKit && places.program("Xvfb").is_none() {
+            return Err(DriverError::Missing(
+                "no Xvfb on PATH (WebKitGTK needs a display)".into(),
+            ));
+        }
+        Ok(driver)
     }
 }
 
-/// WebKitGTK's MiniBrowser, which WebKitWebDriver drives: beside the engine's libraries, in
-/// the directory of the installed API version.
+/// WebKitGTK's MiniBrowser, which WebKitWebDriver drives.
 pub fn minibrowser() -> Option<PathBuf> {
-    let mut found: Vec<PathBuf> = std::fs::read_dir("/usr/lib")
-        .ok()?
-        .flatten()
-        .flat_map(|d| std::fs::read_dir(d.path()).into_iter().flatten().flatten())
-        .map(|d| d.path().join("MiniBrowser"))
-        .filter(|p| {
-            p.is_file()
-                && p.parent()
-                    .and_then(|d| d.file_name())
-                    .is_some_and(|n| n.to_string_lossy().starts_with("webkit2gtk-"))
-        })
-        .collect();
-    // The newest API version (webkit2gtk-4.1 over 4.0).
-    found.sort();
-    found.pop()
+    Places::this_machine().browser(Browser::WebKit)
 }
 
 /// Starts an X server on a display nobody uses, for a browser that needs one; returns it
@@ -357,12 +340,9 @@ fn virtual_display(size: (u32, u32)) -> Result<(Guard, String), DriverError> {
     Ok((guard, format!(":{n}")))
 }
 
-/// A program on PATH.
+/// A program on PATH (`name.exe` on Windows).
 pub fn which(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
+    Places::this_machine().program(name)
 }
 
 /// A browser session with its driver; the driver is stopped when this is dropped.
@@ -486,10 +466,9 @@ async fn open_with(
     })?);
     let (caps, profile) = match browser {
         Browser::Chromium => {
-            let chromium = CHROMIUM_BINARIES
-                .iter()
-                .find_map(|b| which(b))
-                .ok_or_else(|| DriverError::Missing("no chromium on PATH".into()))?;
+            let chromium = Places::this_machine()
+                .browser(Browser::Chromium)
+                .ok_or_else(|| DriverError::Missing("no Chromium or Chrome".into()))?;
             let profile = std::env::temp_dir()
                 .join(format!("ticklab-chromium-{}-{port}", std::process::id()));
             let mut args: Vec<String> = CHROMIUM_ARGS.iter().map(|s| s.to_string()).collect();
@@ -522,15 +501,27 @@ async fn open_with(
             if let Some((host, _)) = name {
                 caps["moz:firefoxOptions"]["prefs"]["network.dns.localDomains"] = json!(host);
             }
+            // geckodriver looks on PATH and where Firefox is usually installed; a per-user
+            // install on Windows or Firefox in ~/Applications it may miss: name what was
+            // found. (On Linux it finds what is on PATH as this does.)
+            let found = (Os::THIS != Os::Linux)
+                .then(|| Places::this_machine().browser(Browser::Firefox))
+                .flatten();
+            if let Some(firefox) = found {
+                caps["moz:firefoxOptions"]["binary"] = json!(firefox);
+            }
             (caps, None)
         }
         Browser::Edge => {
             let mut args: Vec<String> = CHROMIUM_ARGS.iter().map(|s| s.to_string()).collect();
             args.push(format!("--window-size={},{}", size.0, size.1));
-            let caps = json!({
+            let mut caps = json!({
                 "browserName": "MicrosoftEdge",
                 "ms:edgeOptions": { "args": args },
             });
+            if let Some(edge) = Places::this_machine().browser(Browser::Edge) {
+                caps["ms:edgeOptions"]["binary"] = json!(edge);
+            }
             (caps, None)
         }
         Browser::Safari => (json!({ "browserName": "safari" }), None),

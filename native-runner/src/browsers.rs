@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use ticklab::comparison::{page_clock_starved, Comparison, EngineRun};
 use ticklab::report::Report;
-use ticklab_driver::{Browser, Client, DriverError};
+use ticklab_driver::{Browser, Client, DriverError, Os};
 
 use crate::cli::{BrowsersArgs, Output};
 use crate::error::CliError;
@@ -152,7 +152,8 @@ fn engines(named: &[Browser]) -> Vec<Found> {
         }
     }
     // Unasked for, a missing engine is news only where it is the usual one: Chromium and
-    // Firefox anywhere, WebKitGTK on Linux; Edge and Safari are run where they are found.
+    // Firefox anywhere, WebKitGTK on Linux, Edge on Windows, Safari on macOS; elsewhere
+    // they are run where they are found.
     asked
         .into_iter()
         .map(|b| (b, b.find()))
@@ -164,8 +165,10 @@ fn engines(named: &[Browser]) -> Vec<Found> {
 fn expected_here(b: Browser) -> bool {
     match b {
         Browser::Chromium | Browser::Firefox => true,
-        Browser::WebKit => cfg!(target_os = "linux"),
-        Browser::Edge | Browser::Safari => false,
+        Browser::WebKit => Os::THIS == Os::Linux,
+        // Each comes with its system.
+        Browser::Edge => Os::THIS == Os::Windows,
+        Browser::Safari => Os::THIS == Os::MacOs,
     }
 }
 
