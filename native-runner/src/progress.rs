@@ -69,12 +69,37 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// budgets' steps, so within milliseconds), and the command keeps and saves what was
 /// measured; a second one ends the process at once (exit 130, as a shell reports SIGINT).
 pub fn catch_interrupt() {
-    // Without the handler (another was set first), Ctrl-C ends the command as it always has.
-    let _ = ctrlc::set_handler(|| {
-        if INTERRUPTED.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
-        }
-    });
+    // Without a watcher (no thread, no signal), Ctrl-C ends the command as it always has.
+    let _ = watch_interrupt();
+}
+
+/// Watches Ctrl-C on a thread of its own with tokio's signal, which needs no system
+/// framework (ctrlc pulls in Foundation on macOS through dispatch2). The signal is taken
+/// before this returns, so no Ctrl-C falls between.
+fn watch_interrupt() -> std::io::Result<()> {
+    static STARTED: AtomicBool = AtomicBool::new(false);
+    if STARTED.swap(true, Ordering::SeqCst) {
+        return Ok(());
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()?;
+    #[cfg(unix)]
+    let mut signal = runtime.block_on(async {
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+    })?;
+    #[cfg(windows)]
+    let mut signal = runtime.block_on(async { tokio::signal::windows::ctrl_c() })?;
+    std::thread::Builder::new()
+        .name("ctrl-c".into())
+        .spawn(move || {
+            while runtime.block_on(signal.recv()).is_some() {
+                if INTERRUPTED.swap(true, Ordering::SeqCst) {
+                    std::process::exit(130);
+                }
+            }
+        })?;
+    Ok(())
 }
 
 /// Whether Ctrl-C was pressed.
