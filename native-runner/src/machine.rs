@@ -58,12 +58,7 @@ pub fn select(names: &[String]) -> Result<Vec<Entry>, CliError> {
 
 /// What is known of this machine.
 pub fn environment(counters: Vec<CounterFrequency>) -> Environment {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|t| {
-        t.lines()
-            .find(|l| l.starts_with("model name"))
-            .and_then(|l| l.split(':').nth(1))
-            .map(|s| s.trim().to_string())
-    });
+    let cpu = crate::clocks::cpu_name();
     Environment {
         platform: Some(Platform::Native),
         os: Some(std::env::consts::OS.into()),

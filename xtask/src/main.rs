@@ -4,6 +4,7 @@ mod bench;
 mod browsers;
 mod class_bench;
 mod cross;
+mod dist;
 mod install;
 mod lab;
 mod load;
@@ -16,14 +17,19 @@ const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
   test [--beside N]
-          everything CI runs: format check, clippy (host, wasm32, aarch64 Linux and macOS),
-          the page's build and size, all tests (end to end in headless Chromium, Firefox
-          and WebKit against ticklab serve; the command built for aarch64 Linux and run
-          under qemu-user), the install step checked (into a temporary root, the command
-          serves its page from an empty directory), the page's wasm tests in both browsers, then the command's and
-          the starved clocks' tests again beside two busy loops; installs the browsers,
-          drivers, wasm-bindgen-cli, qemu-user-static and the aarch64 cross compiler when
-          missing. --beside N runs all of it beside N busy loops (a shared machine)
+          everything CI runs: format check, clippy (host, wasm32; the command and its
+          command-line tests for aarch64 Linux, macOS and Windows), actionlint on every
+          workflow and shellcheck on the installer, the page's build and size, all tests
+          (end to end in headless Chromium, Firefox and WebKit against ticklab serve; the
+          command built for aarch64 Linux and run under qemu-user, built for Windows with
+          MinGW-w64 and run under Wine; every release archive packed from the debug builds,
+          macOS's linked by cargo-zigbuild, read back and installed through the shell
+          installer), the install step checked (into a temporary root, the command serves
+          its page from an empty directory), the page's wasm tests in both browsers, then
+          the command's and the starved clocks' tests again beside two busy loops; installs
+          the browsers, drivers, wasm-bindgen-cli, qemu-user-static, the cross compilers,
+          Wine, shellcheck, and from PyPI zig, cargo-zigbuild and actionlint, when missing.
+          --beside N runs all of it beside N busy loops (a shared machine)
   lab     build the page and the ticklab command, measure every clock of this machine
           (target/ticklab/report.json and SVG plots), and serve the lab on
           http://127.0.0.1:8000/ with that report; options after `lab` go to
@@ -38,6 +44,12 @@ commands:
           serve or found at URL (a plain static server, say); `docs` saves what a visitor
           sees into docs/: desktop.png, phone.png, phone-results.png, playground.png and
           every plot of performance.now at 5 µs, 100 µs and 1 ms (views-*.png)
+  dist [--target T]... [--all] [--dev] [--site DIR] [--tag vX.Y.Z]
+          the release's archives in target/dist (target/dist-dev with --dev): for each
+          target (default this machine's; --all every release target) the ticklab command
+          carrying its page, with README and licences, as .tar.gz (.zip for Windows) with a
+          .sha256 beside it, and the shell and PowerShell installers; builds the page first
+          unless --site names a built one; --tag fails unless it is this version's
   web     build the page (www/pkg) and print the size of its wasm and JavaScript
   fuzz [SECONDS [TARGET]]
           coverage-guided fuzzing (cargo-fuzz, libFuzzer) of analyze's input in every
@@ -61,6 +73,7 @@ fn main() -> ExitCode {
         },
         Some("lab") => lab::run(&args[1..]),
         Some("install") => install::run(&args[1..]),
+        Some("dist") => dist::run(&args[1..]),
         Some("screenshot") if args.len() == 1 => shot::run(
             1280,
             shot::SCREENSHOT.as_ref(),
@@ -234,7 +247,7 @@ pub fn ensure_targets() -> Result<(), String> {
             format!("cannot run rustup ({e}); install rustup, then `rustup target add {WASM}`")
         })?;
     let installed = String::from_utf8_lossy(&out.stdout).to_string();
-    for t in std::iter::once(WASM).chain(CROSS) {
+    for t in std::iter::once(WASM).chain(CROSS).chain(dist::TARGETS) {
         if !installed.lines().any(|l| l.trim() == t) {
             step("install a target", "rustup", &["target", "add", t])?;
         }
@@ -345,14 +358,19 @@ fn lint(cargo: &str) -> Result<(), String> {
     )?;
     for t in CROSS {
         step(
-            "check the native runner for another platform",
+            "check the native runner and its command-line tests for another platform",
             cargo,
             &[
                 "clippy",
                 "-p",
                 "ticklab-native",
-                // Without SQLite's C, which needs the target's C compiler (none for macOS
-                // here; the aarch64 Linux one is installed only for the build below).
+                // What the CI workflow runs on Windows and macOS runners.
+                "--lib",
+                "--bins",
+                "--test",
+                "cli",
+                // Without SQLite's C, which needs the target's C compiler (installed only
+                // for the builds below).
                 "--no-default-features",
                 "--target",
                 t,
@@ -362,6 +380,7 @@ fn lint(cargo: &str) -> Result<(), String> {
             ],
         )?;
     }
+    workflows()?;
     step(
         "clippy (wasm32 page, with the benchmark's figures)",
         cargo,
@@ -382,6 +401,39 @@ fn lint(cargo: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Every GitHub workflow checked by actionlint (with shellcheck on their scripts), and the
+/// shell installer by shellcheck: none of them can run here.
+fn workflows() -> Result<(), String> {
+    if browsers::which("shellcheck").is_none() {
+        browsers::install("the workflows' scripts' check", &["shellcheck"])?;
+    }
+    let actionlint = cross::actionlint()?;
+    let dir = workspace_root().join(".github").join("workflows");
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yml" || e == "yaml"))
+        .map(|p| p.to_string_lossy().to_string())
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(format!("no workflow in {}", dir.display()));
+    }
+    let mut args = vec!["-shellcheck", "shellcheck"];
+    args.extend(files.iter().map(String::as_str));
+    step(
+        "the workflows (actionlint)",
+        &actionlint.to_string_lossy(),
+        &args,
+    )?;
+    step(
+        "the shell installer (shellcheck)",
+        "shellcheck",
+        &["dist/install.sh"],
+    )
+}
+
 /// The workspace's tests, with the built page, the browsers and drivers, and the command
 /// built for aarch64; the drivers, and the tests passed and failed.
 fn workspace_tests(cargo: &str) -> Result<(browsers::Drivers, u64, u64), String> {
@@ -391,6 +443,7 @@ fn workspace_tests(cargo: &str) -> Result<(browsers::Drivers, u64, u64), String>
     let site = web::target_dir(&workspace_root()).join("site");
     let emulated = cross::build()?;
     let windows = cross::windows()?;
+    let archives = dist::dev_archives()?.to_string_lossy().to_string();
     let (windows_dir, wine64) = (
         windows.dir.to_string_lossy().to_string(),
         windows.wine64.to_string_lossy().to_string(),
@@ -419,6 +472,7 @@ fn workspace_tests(cargo: &str) -> Result<(browsers::Drivers, u64, u64), String>
             ("AARCH64_SYSROOT", sysroot.as_str()),
             ("TICKLAB_WINDOWS", windows_dir.as_str()),
             ("WINE64", wine64.as_str()),
+            ("TICKLAB_DIST", archives.as_str()),
         ],
     )?;
     Ok((drivers, passed, failed))

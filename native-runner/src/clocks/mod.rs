@@ -207,6 +207,25 @@ pub fn frequencies() -> Vec<CounterFrequency> {
     Vec::new()
 }
 
+/// The CPU's name: Linux's /proc/cpuinfo, else what an x86-64 CPU says of itself.
+pub fn cpu_name() -> Option<String> {
+    #[cfg(target_os = "linux")]
+    if let Ok(text) = std::fs::read_to_string("/proc/cpuinfo") {
+        let model = text
+            .lines()
+            .find(|l| l.starts_with("model name"))
+            .and_then(|l| l.split(':').nth(1))
+            .map(|s| s.trim().to_string());
+        if model.is_some() {
+            return model;
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    return x86_64::brand();
+    #[allow(unreachable_code)]
+    None
+}
+
 /// A catalogue entry for a clock that cannot run here.
 pub fn unavailable(name: &str, kind: ClockKind, why: &str) -> Entry {
     Entry {

@@ -74,6 +74,24 @@ fn measure_hz() -> Option<f64> {
         .map(|per_ns| per_ns * 1e9)
 }
 
+/// The CPU's name as it gives it (cpuid leaves 0x80000002 to 0x80000004), for systems with
+/// no /proc/cpuinfo.
+pub fn brand() -> Option<String> {
+    if cpuid(0x8000_0000).0 < 0x8000_0004 {
+        return None;
+    }
+    let bytes: Vec<u8> = (0x8000_0002..=0x8000_0004)
+        .flat_map(|leaf| {
+            let (a, b, c, d) = cpuid(leaf);
+            [a, b, c, d].into_iter().flat_map(u32::to_le_bytes)
+        })
+        .collect();
+    let name = String::from_utf8_lossy(&bytes)
+        .trim_matches(|c: char| c == '\0' || c.is_whitespace())
+        .to_string();
+    (!name.is_empty()).then_some(name)
+}
+
 fn cpuid(leaf: u32) -> (u32, u32, u32, u32) {
     // Safe: cpuid exists on every x86-64 CPU; leaves past the maximum return zeros or the
     // highest leaf, and callers check the maximum first.
@@ -105,6 +123,9 @@ fn claims() -> (Vec<FrequencyClaim>, Option<bool>, bool) {
             });
         }
     }
+    // Linux's file; a Windows program under Wine would read the host's through Wine's Z:
+    // drive, which real Windows does not have.
+    #[cfg(target_os = "linux")]
     if let Ok(text) = std::fs::read_to_string("/proc/cpuinfo") {
         if let Some(mhz) = text
             .lines()
@@ -144,7 +165,12 @@ fn facts() -> &'static Facts {
 static MEASURED: OnceLock<Option<f64>> = OnceLock::new();
 
 fn against() -> String {
-    format!("CLOCK_MONOTONIC_RAW over {} ms", CALIBRATION.as_millis())
+    let reference = if cfg!(unix) {
+        "CLOCK_MONOTONIC_RAW"
+    } else {
+        "Instant (QueryPerformanceCounter)"
+    };
+    format!("{reference} over {} ms", CALIBRATION.as_millis())
 }
 
 /// The counter's frequency: the claims, and the measurement once one has been made.
