@@ -243,3 +243,114 @@ fn the_windows_build_serves_the_page_under_wine() {
     );
     assert!(answer.contains("<title>"), "{answer}");
 }
+
+/// Saving over a saved report (a rename onto an existing file, which Windows refuses unless
+/// asked), plots and a CSV of it, `analyze` of a file, and a class kept in its SQLite file,
+/// all under Wine with Windows' paths.
+#[test]
+fn the_windows_build_saves_plots_analyzes_and_keeps_a_class_under_wine() {
+    let wine = Prefix::new();
+    let dir = tempfile::tempdir().unwrap();
+    let limit = Duration::from_secs(120);
+    let tick = [
+        "tick",
+        "--clock",
+        "QueryPerformanceCounter",
+        "--time",
+        "0.2",
+        "--save",
+        "qpc.json",
+    ];
+    text(&wine.run(&tick, dir.path(), limit));
+    let first = std::fs::read(dir.path().join("qpc.json")).unwrap();
+    text(&wine.run(&tick, dir.path(), limit));
+    let second = std::fs::read(dir.path().join("qpc.json")).unwrap();
+    assert_ne!(first, second, "the second save did not replace the first");
+    Report::from_json(std::str::from_utf8(&second).unwrap()).unwrap();
+    let leftovers: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .filter(|n| n != "qpc.json")
+        .collect();
+    assert!(leftovers.is_empty(), "left beside the save: {leftovers:?}");
+
+    let csv = text(&wine.run(&["show", "qpc.json", "--csv"], dir.path(), limit));
+    assert!(
+        csv.lines()
+            .nth(1)
+            .is_some_and(|l| l.starts_with("QueryPerformanceCounter,")),
+        "{csv}"
+    );
+    text(&wine.run(&["show", "qpc.json", "--plot", "plots"], dir.path(), limit));
+    let svgs = std::fs::read_dir(dir.path().join("plots"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "svg"))
+        .count();
+    assert!(svgs >= 3, "{svgs} plots written");
+
+    // Durations of whole 100 ns, as a 10 MHz counter gives them, in nanoseconds.
+    let values: String = (0..300)
+        .map(|i| format!("{}\n", 100 * (10 + (i * 37) % 390)))
+        .collect();
+    std::fs::write(dir.path().join("durations.txt"), values).unwrap();
+    let json = text(&wine.run(
+        &["analyze", "durations.txt", "--unit", "ns", "--json"],
+        dir.path(),
+        limit,
+    ));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["tick_ns"].as_f64(), Some(100.0), "{v}");
+
+    let mut command = wine.command(&[], dir.path());
+    command.stderr(Stdio::inherit());
+    let class =
+        ticklab_browser::start_class_with(command, std::path::Path::new("class.sqlite"), 0, &[]);
+    let digest = serde_json::json!({
+        "from": "a shared result",
+        "place": "browser",
+        "who": ["Firefox", "Windows", "not isolated", "8 logical CPUs"],
+        "clocks": [{ "cells": ["performance.now", "100 ns", "40 ns", "matches the claim"],
+                     "tick_ns": 100.0, "read_ns": 40.0 }],
+    });
+    let body = serde_json::json!({
+        "code": class.code, "student": "s-wine-1", "nickname": "wine", "digest": digest,
+    })
+    .to_string();
+    let posted = http(
+        class.port,
+        &format!(
+            "POST /class/runs HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        ),
+    );
+    assert!(
+        posted.starts_with("HTTP/1.0 2") || posted.starts_with("HTTP/1.1 2"),
+        "{posted}"
+    );
+    let rows = http(
+        class.port,
+        &format!(
+            "GET /class/rows.csv HTTP/1.0\r\nAuthorization: Bearer {}\r\n\r\n",
+            class.key
+        ),
+    );
+    assert!(rows.contains("wine"), "the row is not in the class: {rows}");
+    drop(class);
+    let db = std::fs::read(dir.path().join("class.sqlite")).unwrap();
+    assert!(
+        db.starts_with(b"SQLite format 3\0"),
+        "class.sqlite is no SQLite file"
+    );
+}
+
+/// One HTTP/1.0 exchange with 127.0.0.1:`port`, the whole answer.
+fn http(port: u16, request: &str) -> String {
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    s.write_all(request.as_bytes()).unwrap();
+    let mut answer = String::new();
+    let _ = s.read_to_string(&mut answer);
+    answer
+}

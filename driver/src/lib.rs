@@ -464,7 +464,36 @@ async fn open_with(
         program: driver.display().to_string(),
         source,
     })?);
-    let (caps, profile) = match browser {
+    let (caps, profile) = capabilities(browser, size, phone, name, port)?;
+    let serde_json::Value::Object(caps) = caps else {
+        unreachable!("every engine's capabilities are an object literal")
+    };
+    let client = connect(port, caps).await?;
+    if browser == Browser::WebKit {
+        // The MiniBrowser opens at its own size: the page's layout is tested at `size`.
+        client
+            .set_window_rect(0, 0, size.0, size.1)
+            .await
+            .map_err(DriverError::command("sizing the MiniBrowser"))?;
+    }
+    Ok(Session {
+        client,
+        _driver: guard,
+        _display: display.map(|(g, _)| g),
+        profile,
+    })
+}
+
+/// The capabilities that open a session of `browser` at `size` (as a phone, or reaching
+/// `name` on 127.0.0.1), and the profile folder made for it, removed with the session.
+fn capabilities(
+    browser: Browser,
+    size: (u32, u32),
+    phone: bool,
+    name: Option<(&str, u16)>,
+    port: u16,
+) -> Result<(serde_json::Value, Option<PathBuf>), DriverError> {
+    Ok(match browser {
         Browser::Chromium => {
             let chromium = Places::this_machine()
                 .browser(Browser::Chromium)
@@ -541,23 +570,6 @@ async fn open_with(
             }
             (caps, None)
         }
-    };
-    let serde_json::Value::Object(caps) = caps else {
-        unreachable!("every engine's capabilities are an object literal")
-    };
-    let client = connect(port, caps).await?;
-    if browser == Browser::WebKit {
-        // The MiniBrowser opens at its own size: the page's layout is tested at `size`.
-        client
-            .set_window_rect(0, 0, size.0, size.1)
-            .await
-            .map_err(DriverError::command("sizing the MiniBrowser"))?;
-    }
-    Ok(Session {
-        client,
-        _driver: guard,
-        _display: display.map(|(g, _)| g),
-        profile,
     })
 }
 

@@ -13,7 +13,7 @@ use std::process::Command;
 
 use sha2::{Digest, Sha256};
 
-use crate::{cross, web, workspace_root};
+use crate::{tools, web, workspace_root};
 
 /// Every target the release ships, and the test command packs (the release workflow's
 /// matrix lists the same: a test holds the two together).
@@ -24,6 +24,9 @@ pub const TARGETS: [&str; 5] = [
     "x86_64-apple-darwin",
     "aarch64-apple-darwin",
 ];
+
+pub const AARCH64: &str = "aarch64-unknown-linux-gnu";
+pub const WINDOWS: &str = "x86_64-pc-windows-gnu";
 
 /// Files every archive holds beside the command.
 const BESIDE: [&str; 3] = ["README.md", "LICENSE-MIT", "LICENSE-APACHE"];
@@ -119,7 +122,7 @@ pub fn build(target: &str, profile: Profile, site: Option<&Path>) -> Result<Path
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut command = if macos(target) && !macos(&host) {
         // zig links against its own stubs of libSystem: no SDK needed.
-        Command::new(cross::zigbuild()?)
+        Command::new(tools::zigbuild()?)
     } else {
         Command::new(&cargo)
     };
@@ -135,14 +138,14 @@ pub fn build(target: &str, profile: Profile, site: Option<&Path>) -> Result<Path
     if profile == Profile::Release {
         command.arg("--release");
     }
-    if target == cross::AARCH64 && !host.starts_with("aarch64-") {
+    if target == AARCH64 && !host.starts_with("aarch64-") {
         command.env(
             "CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER",
-            cross::aarch64_linker()?,
+            tools::aarch64_linker()?,
         );
     }
     if windows(target) && !windows(&host) {
-        cross::mingw()?;
+        tools::mingw()?;
     }
     if let Some(site) = site {
         command.env("TICKLAB_EMBED_SITE", site);

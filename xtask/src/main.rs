@@ -9,6 +9,7 @@ mod install;
 mod lab;
 mod load;
 mod shot;
+mod tools;
 mod web;
 
 use std::process::{Command, ExitCode};
@@ -407,7 +408,7 @@ fn workflows() -> Result<(), String> {
     if browsers::which("shellcheck").is_none() {
         browsers::install("the workflows' scripts' check", &["shellcheck"])?;
     }
-    let actionlint = cross::actionlint()?;
+    let actionlint = tools::actionlint()?;
     let dir = workspace_root().join(".github").join("workflows");
     let mut files: Vec<String> = std::fs::read_dir(&dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?

@@ -165,7 +165,12 @@ impl Drop for ClassServer {
 /// Starts `bin class` on loopback with the class kept in `db`, on `port` (0: any), and
 /// reads its join code, key and port from what it prints.
 pub fn start_class(bin: &Path, db: &Path, port: u16, extra: &[&str]) -> ClassServer {
-    let mut child = Command::new(bin)
+    start_class_with(Command::new(bin), db, port, extra)
+}
+
+/// [`start_class`] with the command that starts the program (under Wine, say).
+pub fn start_class_with(mut command: Command, db: &Path, port: u16, extra: &[&str]) -> ClassServer {
+    let mut child = command
         .args([
             "class",
             "--bind",
