@@ -82,24 +82,33 @@ pub fn run() -> Result<(), String> {
         (Browser::Firefox, "Firefox", &drivers.geckodriver),
         (Browser::WebKit, "WebKit", &drivers.webkitdriver),
     ] {
-        eprintln!("\n== the page's figures in {label}");
+        eprintln!("\n== [{}] the page's figures in {label}", crate::at());
         let (rows, agent, gaps) = rt.block_on(page(browser, label, driver, &url))?;
         figures.extend(rows);
         agents.push(agent);
         load.gaps.push(format!("{label}'s full run: {gaps}"));
     }
 
-    eprintln!("\n== a class: runs stored, the teacher's screen, the server's memory");
+    eprintln!(
+        "\n== [{}] a class: runs stored, the teacher's screen, the server's memory",
+        crate::at()
+    );
     figures.extend(rt.block_on(crate::class_bench::figures(
         &bin,
         &drivers.chromedriver,
         &dir,
     )));
 
-    eprintln!("\n== every engine from one command: ticklab browsers");
+    eprintln!(
+        "\n== [{}] every engine from one command: ticklab browsers",
+        crate::at()
+    );
     figures.push(browsers_figure(&bin, &drivers, &dir));
 
-    eprintln!("\n== the first answer over Slow 4G, cold, in headless Chromium at 390 px");
+    eprintln!(
+        "\n== [{}] the first answer over Slow 4G, cold, in headless Chromium at 390 px",
+        crate::at()
+    );
     let host = StaticHost::start(&visitors)?;
     figures.extend(rt.block_on(cold_headline(&drivers.chromedriver, &host.url, gz.first)));
     drop(host);

@@ -61,7 +61,11 @@ pub fn install(what: &str, packages: &[&str]) -> Result<(), String> {
         ));
     }
     let apt = |args: &[&str]| -> Result<(), String> {
-        eprintln!("\n== install for {what}: apt-get {}", args.join(" "));
+        eprintln!(
+            "\n== [{}] install for {what}: apt-get {}",
+            crate::at(),
+            args.join(" ")
+        );
         let ok = Command::new("apt-get")
             .args(args)
             .env("DEBIAN_FRONTEND", "noninteractive")

@@ -150,7 +150,7 @@ pub fn build(target: &str, profile: Profile, site: Option<&Path>) -> Result<Path
     if let Some(site) = site {
         command.env("TICKLAB_EMBED_SITE", site);
     }
-    eprintln!("\n== ticklab for {target} ({profile:?})");
+    eprintln!("\n== [{}] ticklab for {target} ({profile:?})", crate::at());
     let status = command
         .current_dir(workspace_root())
         .status()
@@ -168,6 +168,23 @@ pub fn build(target: &str, profile: Profile, site: Option<&Path>) -> Result<Path
         "ticklab"
     };
     Ok(dir.join(profile.dir()).join(exe))
+}
+
+/// Fails unless `binary` carries the page of `site`: its index.html's bytes are inside (the
+/// build script takes the site from the environment, and a wrong folder embeds nothing).
+fn carries_page(binary: &Path, site: &Path) -> Result<(), String> {
+    let page = site.join("index.html");
+    let needle = std::fs::read(&page).map_err(|e| format!("{}: {e}", page.display()))?;
+    let bytes = std::fs::read(binary).map_err(|e| format!("{}: {e}", binary.display()))?;
+    if memchr::memmem::find(&bytes, &needle).is_some() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} does not carry the page of {}",
+            binary.display(),
+            site.display()
+        ))
+    }
 }
 
 /// Packs `binary` for `target` into `out`: the archive, and its `.sha256` beside it.
@@ -332,7 +349,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
         }
     }
     let site = match site {
-        Some(s) if s.join("index.html").is_file() => Some(s),
+        // Absolute: the build script reading it runs in the package's folder.
+        Some(s) if s.join("index.html").is_file() => Some(
+            s.canonicalize()
+                .map_err(|e| format!("{}: {e}", s.display()))?,
+        ),
         Some(s) => return Err(format!("{}: no built page (index.html)", s.display())),
         None => {
             web::build()?;
@@ -365,6 +386,7 @@ pub fn dev_archives() -> Result<PathBuf, String> {
         } else {
             build(t, Profile::Dev, None)?
         };
+        carries_page(&binary, &web::target_dir(&workspace_root()).join("site"))?;
         pack(t, &package.version, &binary, &out, Profile::Dev)?;
     }
     installers(&package.version, &package.repository, &out)?;
@@ -387,6 +409,8 @@ fn make(
     let out = folder(profile);
     for t in targets {
         let binary = build(t, profile, site)?;
+        let built = web::target_dir(&workspace_root()).join("site");
+        carries_page(&binary, site.unwrap_or(&built))?;
         pack(t, &package.version, &binary, &out, profile)?;
     }
     installers(&package.version, &package.repository, &out)?;

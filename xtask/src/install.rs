@@ -30,7 +30,8 @@ fn install(args: &[&str]) -> Result<(), String> {
     let mut all = vec!["install", "--path", "native-runner", "--locked"];
     all.extend_from_slice(args);
     eprintln!(
-        "\n== install the ticklab command, page inside: {cargo} {}",
+        "\n== [{}] install the ticklab command, page inside: {cargo} {}",
+        crate::at(),
         all.join(" ")
     );
     let status = Command::new(&cargo)
@@ -59,7 +60,8 @@ pub fn check() -> Result<(), String> {
     install(&["--debug", "--root", &prefix.to_string_lossy()])?;
     let bin = prefix.join("bin").join("ticklab");
     eprintln!(
-        "\n== the installed command serves its page from an empty directory: {} serve",
+        "\n== [{}] the installed command serves its page from an empty directory: {} serve",
+        crate::at(),
         bin.display()
     );
     let mut child = Command::new(&bin)

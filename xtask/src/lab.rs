@@ -19,7 +19,7 @@ pub fn measure() -> Result<(PathBuf, PathBuf), String> {
     let report = dir.join("report.json");
     let plots = dir.join("plots");
     let bin = target.join("release/ticklab");
-    eprintln!("\n== measure this machine: ticklab run");
+    eprintln!("\n== [{}] measure this machine: ticklab run", crate::at());
     let status = Command::new(&bin)
         .arg("run")
         .arg("--save")
@@ -46,7 +46,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let (bin, report) = measure()?;
     let root = super::workspace_root();
     let site = crate::web::target_dir(&root).join("site");
-    eprintln!("\n== serve the lab: ticklab serve (open the URL below)");
+    eprintln!(
+        "\n== [{}] serve the lab: ticklab serve (open the URL below)",
+        crate::at()
+    );
     let status = Command::new(&bin)
         .arg("serve")
         .arg("--root")

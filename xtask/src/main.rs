@@ -62,6 +62,7 @@ commands:
           and Firefox, printed as a table and written to BENCHMARKS.md";
 
 fn main() -> ExitCode {
+    at();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("test") if args.len() == 1 => test(0),
@@ -177,7 +178,11 @@ fn fuzz(seconds: Option<&str>, only: Option<&str>) -> Result<(), String> {
             "-rss_limit_mb=2048",
             "-timeout=10",
         ];
-        eprintln!("\n== fuzz {target}: {cargo} {}", args.join(" "));
+        eprintln!(
+            "\n== [{}] fuzz {target}: {cargo} {}",
+            crate::at(),
+            args.join(" ")
+        );
         let out = Command::new(&cargo)
             .args(args)
             .current_dir(&fuzz_dir)
@@ -208,9 +213,28 @@ fn fuzz(seconds: Option<&str>, only: Option<&str>) -> Result<(), String> {
     Ok(())
 }
 
+/// When this task started, for [`at`].
+static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
+/// Seconds since this task started ("312 s"), heading each step, so a log says where the
+/// time of the test command goes.
+pub fn at() -> String {
+    format!(
+        "{:.0} s",
+        STARTED
+            .get_or_init(std::time::Instant::now)
+            .elapsed()
+            .as_secs_f64()
+    )
+}
+
 /// Runs a command from the workspace root, failing with its name when it fails.
 pub fn step(what: &str, program: &str, args: &[&str]) -> Result<(), String> {
-    eprintln!("\n== {what}: {program} {}", args.join(" "));
+    eprintln!(
+        "\n== [{}] {what}: {program} {}",
+        crate::at(),
+        args.join(" ")
+    );
     let status = Command::new(program)
         .args(args)
         .current_dir(workspace_root())
@@ -278,7 +302,7 @@ impl Busy {
                 })
             })
             .collect();
-        eprintln!("\n== {n} busy loops beside what follows");
+        eprintln!("\n== [{}] {n} busy loops beside what follows", crate::at());
         Self { stop, threads }
     }
 }
@@ -358,28 +382,23 @@ fn lint(cargo: &str) -> Result<(), String> {
         ],
     )?;
     for t in CROSS {
-        step(
-            "check the native runner and its command-line tests for another platform",
-            cargo,
-            &[
-                "clippy",
-                "-p",
-                "ticklab-native",
-                // What the CI workflow runs on Windows and macOS runners.
-                "--lib",
-                "--bins",
-                "--test",
-                "cli",
-                // Without SQLite's C, which needs the target's C compiler (installed only
-                // for the builds below).
-                "--no-default-features",
-                "--target",
-                t,
-                "--",
-                "-D",
-                "warnings",
-            ],
-        )?;
+        let mut args = vec!["clippy", "-p", "ticklab-native"];
+        if t == dist::WINDOWS {
+            // The command-line tests the CI workflow runs on Windows runners, where Unix's
+            // calls are not (the other systems are Unix, as here).
+            args.extend(["--lib", "--bins", "--test", "cli"]);
+        }
+        // Without SQLite's C, which needs the target's C compiler (installed only for the
+        // builds below).
+        args.extend([
+            "--no-default-features",
+            "--target",
+            t,
+            "--",
+            "-D",
+            "warnings",
+        ]);
+        step("check the native runner for another platform", cargo, &args)?;
     }
     workflows()?;
     step(
@@ -496,7 +515,10 @@ fn page_tests(cargo: &str, drivers: &browsers::Drivers) -> Result<(u64, u64), St
         ("Chromium", "CHROMEDRIVER", &drivers.chromedriver),
         ("Firefox", "GECKODRIVER", &drivers.geckodriver),
     ] {
-        eprintln!("\n== the page's clocks in headless {browser}");
+        eprintln!(
+            "\n== [{}] the page's clocks in headless {browser}",
+            crate::at()
+        );
         let driver = driver.to_string_lossy().to_string();
         let (p, f) = tests(
             cargo,
@@ -529,7 +551,7 @@ fn page_tests(cargo: &str, drivers: &browsers::Drivers) -> Result<(u64, u64), St
 /// Runs `cargo <args>` with `env`, echoing its output, and adds up its test result lines.
 fn tests(cargo: &str, args: &[&str], env: &[(&str, &str)]) -> Result<(u64, u64), String> {
     use std::io::{BufRead, BufReader};
-    eprintln!("\n== tests: {cargo} {}", args.join(" "));
+    eprintln!("\n== [{}] tests: {cargo} {}", crate::at(), args.join(" "));
     let mut child = Command::new(cargo)
         .args(args)
         .envs(env.iter().copied())
