@@ -354,3 +354,36 @@ fn http(port: u16, request: &str) -> String {
     let _ = s.read_to_string(&mut answer);
     answer
 }
+
+/// Ctrl-C under Wine: Wine turns a SIGINT to a console program into CTRL_C_EVENT for its
+/// console control handlers, which is what Windows sends at a Ctrl-C, so the command's
+/// handler (tokio's, over SetConsoleCtrlHandler) is exercised as on Windows: exit 130, what
+/// was measured kept in the file, marked interrupted.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_keeps_what_was_measured_under_wine() {
+    let wine = Prefix::new();
+    let dir = tempfile::tempdir().unwrap();
+    // Wine's first start in a prefix sets the prefix up: done before the timed run.
+    text(&wine.run(&["--version"], dir.path(), Duration::from_secs(120)));
+    std::fs::write(dir.path().join("partial.json"), "an earlier run").unwrap();
+    let child = wine
+        .command(
+            &["run", "--time", "3", "--save", "partial.json"],
+            dir.path(),
+        )
+        .spawn()
+        .expect("wine64 starts");
+    // Well into the first clocks (each is given three seconds an experiment).
+    std::thread::sleep(Duration::from_secs(4));
+    // Safe: a signal to our own child, which is still running.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let out = wait(child, Duration::from_secs(60), &["run", "(Ctrl-C)"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted (Ctrl-C)"), "{stderr}");
+    let saved = std::fs::read_to_string(dir.path().join("partial.json")).unwrap();
+    let report = Report::from_json(&saved).unwrap();
+    let cut = report.interruption.expect("marked interrupted");
+    assert!(cut.measured >= 1 && cut.measured < cut.total, "{cut:?}");
+}

@@ -191,7 +191,11 @@ fn one_command_runs_every_engine_isolated_and_not() {
                     run.heading()
                 );
             }
-            (Some(_), _) => panic!("{}: no read cost of {PAGE_NOW}", run.heading()),
+            (Some(_), o) => panic!(
+                "{}: no read cost of {PAGE_NOW}: {:?}",
+                run.heading(),
+                o.map(|o| &o.unusable)
+            ),
         }
     }
     // The page's Compare takes the saved comparison: a row per run, named by the file and

@@ -374,13 +374,6 @@ fn lint(cargo: &str) -> Result<(), String> {
             "warnings",
         ],
     )?;
-    step(
-        "clippy (wasm32 core)",
-        cargo,
-        &[
-            "clippy", "-p", "ticklab", "--target", WASM, "--", "-D", "warnings",
-        ],
-    )?;
     for t in CROSS {
         let mut args = vec!["clippy", "-p", "ticklab-native"];
         if t == dist::WINDOWS {
@@ -402,7 +395,8 @@ fn lint(cargo: &str) -> Result<(), String> {
     }
     workflows()?;
     step(
-        "clippy (wasm32 page, with the benchmark's figures)",
+        // The core too: clippy lints every workspace crate the page builds.
+        "clippy (wasm32 page and core, with the benchmark's figures)",
         cargo,
         &[
             "clippy",
