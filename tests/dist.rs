@@ -244,6 +244,18 @@ fn each_archive_holds_a_command_for_its_system_and_its_checksum() {
             expected(&target),
             "{path}: built for another system or CPU"
         );
+        if let Some(oldest) = oldest_macos(&target) {
+            let minos =
+                macos_minimum(&file).unwrap_or_else(|| panic!("{path}: no LC_BUILD_VERSION"));
+            assert!(
+                minos <= oldest,
+                "{path}: needs macOS {}.{} or later, where Rust supports {}.{}",
+                minos.0,
+                minos.1,
+                oldest.0,
+                oldest.1
+            );
+        }
         let libs = libraries(&file);
         assert!(
             !libs.is_empty(),
@@ -259,6 +271,35 @@ fn each_archive_holds_a_command_for_its_system_and_its_checksum() {
         );
         eprintln!("{name}: {} bytes; {}", bytes.len(), libs.join(", "));
     }
+}
+
+/// The oldest macOS each Mac archive must run on (Rust's minimum for the target).
+fn oldest_macos(target: &str) -> Option<(u16, u8)> {
+    match target {
+        "x86_64-apple-darwin" => Some((10, 12)),
+        "aarch64-apple-darwin" => Some((11, 0)),
+        _ => None,
+    }
+}
+
+/// The macOS a Mach-O program says it needs at least: LC_BUILD_VERSION's minos, or
+/// LC_VERSION_MIN_MACOSX's version (what linkers write for a macOS before 10.14).
+fn macos_minimum(file: &object::File) -> Option<(u16, u8)> {
+    use object::read::macho::LoadCommandVariant;
+    let object::File::MachO64(m) = file else {
+        return None;
+    };
+    let endian = m.endian();
+    let mut commands = m.macho_load_commands().ok()?;
+    while let Ok(Some(c)) = commands.next() {
+        let version = match c.variant() {
+            Ok(LoadCommandVariant::BuildVersion(v, _)) => v.minos.get(endian),
+            Ok(LoadCommandVariant::VersionMin(v)) => v.version.get(endian),
+            _ => continue,
+        };
+        return Some((version.major(), version.minor()));
+    }
+    None
 }
 
 /// binstall's template, filled in as it fills it (`{ name }` with spaces inside the braces);

@@ -63,6 +63,16 @@ fn macos(target: &str) -> bool {
     target.ends_with("-apple-darwin")
 }
 
+/// The oldest macOS a target's archive runs on: Rust's own minimum for it (10.12 on Intel,
+/// 11.0, the first on Apple silicon).
+pub fn oldest_macos(target: &str) -> Option<&'static str> {
+    match target {
+        "x86_64-apple-darwin" => Some("10.12"),
+        "aarch64-apple-darwin" => Some("11.0"),
+        _ => None,
+    }
+}
+
 /// The archive's name: `ticklab-VERSION-TARGET.tar.gz`, or `.zip` for Windows (what its
 /// Explorer opens).
 pub fn archive_name(version: &str, target: &str) -> String {
@@ -149,6 +159,10 @@ pub fn build(target: &str, profile: Profile, site: Option<&Path>) -> Result<Path
     }
     if let Some(site) = site {
         command.env("TICKLAB_EMBED_SITE", site);
+    }
+    if let Some(oldest) = oldest_macos(target) {
+        // zig would mark the program for its own newest macOS; Apple's linker for the SDK's.
+        command.env("MACOSX_DEPLOYMENT_TARGET", oldest);
     }
     if profile == Profile::Dev && target != host {
         // The test command's builds for other systems are run, not debugged: without debug
