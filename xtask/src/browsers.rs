@@ -84,14 +84,17 @@ pub fn install(what: &str, packages: &[&str]) -> Result<(), String> {
     apt(&args)
 }
 
-/// Finds Chromium, Firefox and WebKit and their drivers, installing what is missing.
-pub fn ensure() -> Result<Drivers, String> {
-    let missing: Vec<&str> = APT
-        .iter()
+/// The browsers' Debian packages this machine lacks.
+pub fn missing() -> Vec<&'static str> {
+    APT.iter()
         .filter(|(_, bins)| bins.iter().all(|b| which(b).is_none()))
         .map(|(pkg, _)| *pkg)
-        .collect();
-    install("the browser tests", &missing)?;
+        .collect()
+}
+
+/// Finds Chromium, Firefox and WebKit and their drivers, installing what is missing.
+pub fn ensure() -> Result<Drivers, String> {
+    install("the browser tests", &missing())?;
     let chromedriver = which("chromedriver").ok_or("chromedriver is still missing after apt")?;
     let webkitdriver =
         which("WebKitWebDriver").ok_or("WebKitWebDriver is still missing after apt")?;

@@ -336,6 +336,7 @@ fn test(beside: usize) -> Result<(), String> {
     let started = std::time::Instant::now();
     let _load = (beside > 0).then(|| Busy::start(beside));
     ensure_targets()?;
+    tools::ensure_packages()?;
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     lint(&cargo)?;
     let (drivers, mut passed, mut failed) = workspace_tests(&cargo)?;
@@ -377,9 +378,9 @@ fn lint(cargo: &str) -> Result<(), String> {
     for t in CROSS {
         let mut args = vec!["clippy", "-p", "ticklab-native"];
         if t == dist::WINDOWS {
-            // The command-line tests the CI workflow runs on Windows runners, where Unix's
-            // calls are not (the other systems are Unix, as here).
-            args.extend(["--lib", "--bins", "--test", "cli"]);
+            // What the CI workflow runs on Windows runners, where Unix's calls are not (the
+            // other systems are Unix, as here): the units and the command-line tests.
+            args.extend(["--lib", "--bins", "--test", "cli", "--profile", "test"]);
         }
         // Without SQLite's C, which needs the target's C compiler (installed only for the
         // builds below).

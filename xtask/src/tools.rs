@@ -6,6 +6,31 @@ use std::path::PathBuf;
 
 use crate::browsers::{install, which};
 
+/// Every Debian package the test command needs beyond the browsers' (browsers::APT), with a
+/// program that shows it is installed.
+const PACKAGES: [(&str, &str); 6] = [
+    ("qemu-user-static", "/usr/bin/qemu-aarch64-static"),
+    ("gcc-aarch64-linux-gnu", "/usr/bin/aarch64-linux-gnu-gcc"),
+    ("gcc-mingw-w64-x86-64", "/usr/bin/x86_64-w64-mingw32-gcc"),
+    ("wine64", "/usr/lib/wine/wine64"),
+    ("wine", "/usr/bin/wine"),
+    ("shellcheck", "/usr/bin/shellcheck"),
+];
+
+/// Installs, in one apt-get run, every Debian package the test command needs and this
+/// machine lacks (each later step finds its own then, and would install it alone where run
+/// alone): one package list fetched instead of one a step.
+pub fn ensure_packages() -> Result<(), String> {
+    let mut missing: Vec<&str> = crate::browsers::missing();
+    missing.extend(
+        PACKAGES
+            .iter()
+            .filter(|(_, file)| !std::path::Path::new(file).exists())
+            .map(|(pkg, _)| *pkg),
+    );
+    install("the test command", &missing)
+}
+
 /// Debian's aarch64 cross linker.
 pub const LINKER: &str = "aarch64-linux-gnu-gcc";
 /// Debian's MinGW-w64 C compiler, the Windows target's linker.
