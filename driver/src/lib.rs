@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use fantoccini::error::{CmdError, NewSessionError};
+pub use fantoccini::error::CmdError;
+use fantoccini::error::NewSessionError;
 use fantoccini::wd::WebDriverCompatibleCommand;
 use fantoccini::ClientBuilder;
 pub use fantoccini::{Client, Locator};
@@ -49,11 +50,23 @@ pub enum DriverError {
 }
 
 impl DriverError {
+    /// Whether the browser's session is gone (its page crashed or hung and the driver
+    /// deleted the session, or its window closed): a new session may do what this one
+    /// could not.
+    pub fn session_lost(&self) -> bool {
+        matches!(self, DriverError::Command { source, .. } if session_lost(source))
+    }
+
     /// A failed command, said as what it was for.
     pub fn command(what: impl Into<String>) -> impl FnOnce(CmdError) -> DriverError {
         let what = what.into();
         move |source| DriverError::Command { what, source }
     }
+}
+
+/// Whether a command failed because its session is gone (see [`DriverError::session_lost`]).
+pub fn session_lost(e: &CmdError) -> bool {
+    e.is_invalid_session_id() || e.is_no_such_window()
 }
 
 /// Code that reports failures in words takes a driver's error as its words.

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use ticklab::comparison::{page_clock_starved, Comparison, EngineRun};
 use ticklab::report::Report;
-use ticklab_driver::{Browser, Client, DriverError, Os};
+use ticklab_driver::{Browser, Client, CmdError, DriverError, Os};
 
 use crate::cli::{BrowsersArgs, Output};
 use crate::error::CliError;
@@ -205,7 +205,7 @@ async fn engine_runs(
 ) -> Vec<EngineRun> {
     let t0 = Instant::now();
     eprintln!("{}: starting {}", browser.name(), driver.display());
-    let session = match ticklab_driver::open(browser, driver, WINDOW).await {
+    let mut session = match ticklab_driver::open(browser, driver, WINDOW).await {
         Ok(s) => s,
         Err(why) => {
             eprintln!("{}: could not start: {why}", browser.name());
@@ -236,19 +236,38 @@ async fn engine_runs(
         // The first run's time includes the browser's start.
         let started = if n == 0 { t0 } else { Instant::now() };
         eprintln!("{label}: running the full lab");
-        let mut attempts = 1;
+        // `attempts` counts the runs made because the browser starved the lab's worker (the
+        // saved run says so); a run whose session the browser lost is made again in a new
+        // session, said here only: its report, when it comes, is whole.
+        let (mut attempts, mut tries) = (1, 1);
         let mut result = checked_run(&session.client, url, timeout, *isolated).await;
-        // A run whose own report says the browser starved the lab's worker is made again,
-        // twice at most, and said; the last one is kept, starved or not.
-        while attempts < MOST_ATTEMPTS
-            && !progress::interrupted()
-            && result.as_ref().is_ok_and(page_clock_starved)
-        {
-            attempts += 1;
-            eprintln!(
-                "{label}: the browser starved the lab's worker (performance.now too busy to \
-                 tell, or too few edges): running it again ({attempts} of {MOST_ATTEMPTS})"
-            );
+        while tries < MOST_ATTEMPTS && !progress::interrupted() {
+            match &result {
+                Ok(report) if page_clock_starved(report) => {
+                    attempts += 1;
+                    eprintln!(
+                        "{label}: the browser starved the lab's worker (performance.now too \
+                         busy to tell, or too few edges): running it again ({attempts} of \
+                         {MOST_ATTEMPTS})"
+                    );
+                }
+                Err(f) if f.session_lost => {
+                    eprintln!(
+                        "{label}: the browser lost its session ({}): running it again in a \
+                         new one",
+                        f.why
+                    );
+                    match ticklab_driver::open(browser, driver, WINDOW).await {
+                        Ok(s) => session = s,
+                        Err(why) => {
+                            result = Err(format!("{}; a new session: {why}", f.why).into());
+                            break;
+                        }
+                    }
+                }
+                _ => break,
+            }
+            tries += 1;
             result = checked_run(&session.client, url, timeout, *isolated).await;
         }
         let attempts = (attempts > 1).then_some(attempts);
@@ -267,7 +286,7 @@ async fn engine_runs(
                     attempts,
                 }
             }
-            Err(why) => {
+            Err(RunFailed { why, .. }) => {
                 eprintln!("{label}: failed: {why}");
                 EngineRun {
                     seconds: Some(seconds),
@@ -282,7 +301,7 @@ async fn engine_runs(
 }
 
 /// The most runs of one page for a column: the first and two more when the browser starved
-/// the lab's worker.
+/// the lab's worker or lost its session.
 const MOST_ATTEMPTS: u32 = 3;
 
 /// [`page_run`], and the report's isolation checked against what was asked.
@@ -291,35 +310,67 @@ async fn checked_run(
     url: &str,
     timeout: Duration,
     isolated: bool,
-) -> Result<Report, String> {
+) -> Result<Report, RunFailed> {
     let r = page_run(c, url, timeout).await?;
     match r.environment.cross_origin_isolated {
         Some(got) if got == isolated => Ok(r),
-        got => Err(format!(
+        got => Err(RunFailed::from(format!(
             "the page was to be {} but reported {}",
             context(isolated),
             match got {
                 Some(g) => context(g),
                 None => "nothing of its isolation",
             }
-        )),
+        ))),
+    }
+}
+
+/// Why a page's run gave no report, and whether the browser's session went with it.
+struct RunFailed {
+    why: String,
+    session_lost: bool,
+}
+
+impl From<String> for RunFailed {
+    fn from(why: String) -> Self {
+        Self {
+            why,
+            session_lost: false,
+        }
+    }
+}
+
+impl From<&str> for RunFailed {
+    fn from(why: &str) -> Self {
+        why.to_string().into()
+    }
+}
+
+/// A failed command of the session, said as `what`.
+fn command_failed(what: String) -> impl FnOnce(CmdError) -> RunFailed {
+    move |e| RunFailed {
+        session_lost: ticklab_driver::session_lost(&e),
+        why: format!("{what}: {e}"),
     }
 }
 
 /// Opens `url` (which runs the full lab) and waits, up to `timeout`, for the run to end;
 /// the page's report.
-async fn page_run(c: &Client, url: &str, timeout: Duration) -> Result<Report, String> {
+async fn page_run(c: &Client, url: &str, timeout: Duration) -> Result<Report, RunFailed> {
     c.goto(url)
         .await
-        .map_err(|e| format!("opening {url}: {e}"))?;
+        .map_err(command_failed(format!("opening {url}")))?;
     let state = ticklab_driver::wait_done_or(c, timeout, progress::interrupted)
         .await
-        .map_err(|e| match e {
-            DriverError::Stopped { .. } => "interrupted (Ctrl-C) while it ran".to_string(),
-            DriverError::Timeout { state, secs } => {
-                format!("the page's run did not end within {secs} s (it was '{state}')")
-            }
-            e => e.to_string(),
+        .map_err(|e| RunFailed {
+            session_lost: e.session_lost(),
+            why: match e {
+                DriverError::Stopped { .. } => "interrupted (Ctrl-C) while it ran".to_string(),
+                DriverError::Timeout { state, secs } => {
+                    format!("the page's run did not end within {secs} s (it was '{state}')")
+                }
+                e => e.to_string(),
+            },
         })?;
     if state != "done" {
         let said = c
@@ -328,18 +379,19 @@ async fn page_run(c: &Client, url: &str, timeout: Duration) -> Result<Report, St
                 vec![],
             )
             .await
-            .map_err(|e| format!("reading the page's error: {e}"))?;
+            .map_err(command_failed("reading the page's error".into()))?;
         return Err(format!(
             "the page's run {state}: {}",
             said.as_str()
                 .filter(|s| !s.is_empty())
                 .unwrap_or("(it said nothing)")
-        ));
+        )
+        .into());
     }
     let v = c
         .execute("return self.ticklabExportJson()", vec![])
         .await
-        .map_err(|e| format!("reading the page's report: {e}"))?;
+        .map_err(command_failed("reading the page's report".into()))?;
     let text = v.as_str().ok_or("the page gave no report")?;
-    Report::from_json(text).map_err(|e| format!("the page's report: {e}"))
+    Report::from_json(text).map_err(|e| format!("the page's report: {e}").into())
 }
