@@ -332,6 +332,16 @@ pub fn add(out: &mut Vec<Entry>) {
     ));
 }
 
+/// An interrupt time's description: 100 ns units, moving with the timer unless precise.
+fn interrupt_info(name: &str, precise: bool) -> ClockInfo {
+    let info = ClockInfo::new(name, ClockKind::Monotonic, hundred_ns());
+    if precise {
+        info.with_claim(100.0, "interrupt time: 100 ns units")
+    } else {
+        timer_claim(info)
+    }
+}
+
 /// The interrupt times, biased (counting sleep) or not, as of the last timer interrupt or
 /// precise (Windows 10 on).
 fn interrupt_times(out: &mut Vec<Entry>) {
@@ -350,12 +360,7 @@ fn interrupt_times(out: &mut Vec<Entry>) {
         out.push(looked_up(name, ClockKind::Monotonic, description, |f| {
             // Safe: the documented signature of the function found by its name.
             let f: FillVoid = unsafe { std::mem::transmute(f) };
-            let info = ClockInfo::new(name, ClockKind::Monotonic, hundred_ns());
-            let info = if precise {
-                info.with_claim(100.0, "interrupt time: 100 ns units")
-            } else {
-                timer_claim(info)
-            };
+            let info = interrupt_info(name, precise);
             (Source::Interrupt(f), info)
         }));
     }
@@ -374,12 +379,7 @@ fn interrupt_times(out: &mut Vec<Entry>) {
         out.push(looked_up(name, ClockKind::Monotonic, description, |f| {
             // Safe: the documented signature of the function found by its name.
             let f: Fill = unsafe { std::mem::transmute(f) };
-            let info = ClockInfo::new(name, ClockKind::Monotonic, hundred_ns());
-            let info = if precise {
-                info.with_claim(100.0, "interrupt time: 100 ns units")
-            } else {
-                timer_claim(info)
-            };
+            let info = interrupt_info(name, precise);
             (Source::Unbiased(f), info)
         }));
     }
