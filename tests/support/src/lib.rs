@@ -1,6 +1,7 @@
 //! What the end-to-end tests and `cargo xtask` need beside the WebDriver plumbing (which
 //! they get from `ticklab_driver`, re-exported here): start `ticklab serve` or a plain static
-//! host, a class's server, and the bad-input table.
+//! host, a class's server, a throwaway PostgreSQL cluster ([`postgres`]), and the bad-input
+//! table.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -9,6 +10,9 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 pub use ticklab_driver::*;
+
+#[cfg(unix)]
+pub mod postgres;
 
 /// Starts `ticklab serve` on a free port and returns it with the URL it printed.
 pub fn serve(

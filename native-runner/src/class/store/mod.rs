@@ -1,8 +1,10 @@
 //! Where a class is kept, behind one trait: create or go on with a class, add or replace a
 //! student's submission durably, list the rows, the changes after an event id, follow them
 //! live, close, remove. No HTTP here; typed values in and out. The SQLite file of `ticklab
-//! class` is [`sqlite::SqliteStore`]; every store passes the same suite ([`suite`]).
+//! class` is [`sqlite::SqliteStore`], the PostgreSQL database of `ticklab hub`
+//! [`postgres::PgStore`]; every store passes the same suite ([`suite`]).
 
+pub mod postgres;
 pub mod sqlite;
 
 use std::future::Future;
@@ -134,10 +136,18 @@ pub enum StoreError {
     /// A database of a schema this ticklab does not know.
     #[error(
         "{place}: the class database is of schema {found}; this ticklab reads up to \
-         {SCHEMA_VERSION} (a newer ticklab wrote it): install that ticklab, or give another \
-         --db"
+         {SCHEMA_VERSION} (a newer ticklab wrote it): install that ticklab (`cargo xtask \
+         install` in its checkout), or give this one another database"
     )]
     Newer { place: String, found: i64 },
+    /// The database server said no, or could not be reached (`unavailable`: asking again
+    /// later may work).
+    #[error("{place}: {reason}")]
+    Database {
+        place: String,
+        reason: String,
+        unavailable: bool,
+    },
     /// A batch of writes failed together (none of it was kept).
     #[error("{place}: {reason}")]
     Write { place: String, reason: String },
@@ -152,10 +162,26 @@ pub enum StoreError {
     Closed,
 }
 
+impl StoreError {
+    /// Whether the database could not be reached (or is stopping): the request may be
+    /// asked again, and a load balancer should send it elsewhere meanwhile.
+    pub fn unavailable(&self) -> bool {
+        matches!(
+            self,
+            StoreError::Database {
+                unavailable: true,
+                ..
+            }
+        )
+    }
+}
+
 /// The live changes of one class, from when it was subscribed.
 pub struct Subscription {
     class: i64,
     rx: tokio::sync::broadcast::Receiver<(i64, Change)>,
+    /// What the store keeps while the class is watched (dropped with the subscription).
+    _watch: Option<Box<dyn std::any::Any + Send + Sync>>,
 }
 
 /// Why a subscription ended: it fell behind (the changes it missed are in the store), or
@@ -166,7 +192,24 @@ pub struct Ended;
 impl Subscription {
     /// Follows `rx`'s changes of class `class`.
     pub fn new(class: i64, rx: tokio::sync::broadcast::Receiver<(i64, Change)>) -> Self {
-        Self { class, rx }
+        Self {
+            class,
+            rx,
+            _watch: None,
+        }
+    }
+
+    /// As [`Subscription::new`], holding `watch` until it is dropped.
+    pub fn watched(
+        class: i64,
+        rx: tokio::sync::broadcast::Receiver<(i64, Change)>,
+        watch: impl std::any::Any + Send + Sync,
+    ) -> Self {
+        Self {
+            class,
+            rx,
+            _watch: Some(Box::new(watch)),
+        }
     }
 
     /// The next change of the class.
@@ -209,6 +252,12 @@ pub trait ClassStore: Clone + Send + Sync + 'static {
 
     /// Closes the class to new submissions; the event's id.
     fn close(&self, class: i64) -> impl Future<Output = Result<i64, StoreError>> + Send;
+
+    /// The class students join with `code`, if there is one.
+    fn class_by_code(
+        &self,
+        code: &str,
+    ) -> impl Future<Output = Result<Option<Class>, StoreError>> + Send;
 
     /// Whether the class is closed.
     fn closed(&self, class: i64) -> impl Future<Output = Result<bool, StoreError>> + Send;
@@ -258,11 +307,15 @@ pub mod suite {
         }
     }
 
-    fn drain(live: &mut Subscription) -> Vec<i64> {
+    /// The events told to `live` up to event `last` (a store may tell them after it
+    /// answered), or those told within 10 s.
+    async fn drain(live: &mut Subscription, last: i64) -> Vec<i64> {
         let mut seen = Vec::new();
-        while let Ok((class, c)) = live.rx.try_recv() {
-            if class == live.class {
-                seen.push(c.event());
+        let until = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+        while seen.last() != Some(&last) {
+            match tokio::time::timeout_at(until, live.next()).await {
+                Ok(Ok(c)) => seen.push(c.event()),
+                _ => break,
             }
         }
         seen
@@ -298,23 +351,29 @@ pub mod suite {
             .unwrap()
             .unwrap();
         assert!(a.event < b.event && b.event < a2.event);
-        assert!(store.remove(class.id, "bob").await.unwrap().is_some());
+        let gone = store.remove(class.id, "bob").await.unwrap().unwrap();
         assert_eq!(store.remove(class.id, "nobody").await.unwrap(), None);
         let closed = store.close(class.id).await.unwrap();
         assert_eq!(
             store.put(class.id, sub("cat", "c1")).await.unwrap(),
             Err(Refusal::Closed)
         );
-        // Live: every change of this class (not the other's), in order, once committed.
-        let seen = drain(&mut live);
-        assert_eq!(seen.len(), 5, "{seen:?}");
-        assert!(seen.windows(2).all(|w| w[0] < w[1]));
-        assert_eq!(*seen.last().unwrap(), closed);
+        // Live: the changes of this class (not the other's), in order, once committed; a
+        // put already replaced or removed when it is told may be left out (it is said as
+        // it is now), so the last three are ann's second, bob's removal and the close.
+        let seen = drain(&mut live, closed).await;
+        assert!(seen.windows(2).all(|w| w[0] < w[1]), "{seen:?}");
+        assert!(seen.iter().all(|e| [a.event, b.event, a2.event, gone, closed].contains(e)));
+        assert!(seen.ends_with(&[a2.event, gone, closed]), "{seen:?}");
         let rows = store.rows(class.id).await.unwrap();
         assert_eq!(rows.len(), 1);
         assert_eq!(rows[0].submission.digest, digest("a2"));
         assert!(store.closed(class.id).await.unwrap());
         assert!(!store.closed(other.id).await.unwrap());
+        let found = store.class_by_code("OTHERS").await.unwrap().unwrap();
+        assert_eq!((found.id, found.key.as_str(), found.closed), (other.id, "k9", false));
+        assert!(store.class_by_code("ABCDEF").await.unwrap().unwrap().closed);
+        assert_eq!(store.class_by_code("NOSUCH").await.unwrap(), None);
         // Caught up from the start: ann once, as she is now; bob's put gone with him, his
         // removal said; the close.
         let all = store.changes_since(class.id, 0).await.unwrap();

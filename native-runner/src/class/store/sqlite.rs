@@ -235,6 +235,24 @@ impl ClassStore for SqliteStore {
         self.ask(|reply| Job::Close { class, reply }).await
     }
 
+    async fn class_by_code(&self, code: &str) -> Result<Option<Class>, StoreError> {
+        self.reader()
+            .query_row(
+                "SELECT id, code, key, closed FROM class WHERE code = ?1 ORDER BY id DESC LIMIT 1",
+                [code],
+                |r| {
+                    Ok(Class {
+                        id: r.get(0)?,
+                        code: r.get(1)?,
+                        key: r.get(2)?,
+                        closed: r.get::<_, i64>(3)? != 0,
+                    })
+                },
+            )
+            .optional()
+            .map_err(|e| self.sql(e))
+    }
+
     async fn closed(&self, class: i64) -> Result<bool, StoreError> {
         self.reader()
             .query_row("SELECT closed FROM class WHERE id = ?1", [class], |r| {
