@@ -48,6 +48,10 @@ pub enum Command {
     /// (or its QR code), run and send; the teacher's view shows each run as it arrives,
     /// kept in a SQLite file.
     Class(ClassArgs),
+    /// A service for every class at once, on PostgreSQL: teachers start classes from the
+    /// page; any number of hub instances behind a load balancer share one database. For a
+    /// hosted deployment behind HTTPS (docs/deploy.md).
+    Hub(HubArgs),
     /// This machine's native clocks and every browser installed here, cross-origin
     /// isolated and not, in one table: the page runs headless in each engine through its
     /// WebDriver server.
@@ -362,9 +366,91 @@ pub struct ClassArgs {
     pub no_qr: bool,
 }
 
+/// How the hub writes its log.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogFormat {
+    /// One JSON object a line, for a log collector.
+    Json,
+    /// Plain text, for a terminal.
+    Text,
+}
+
+#[derive(Args, Debug)]
+pub struct HubArgs {
+    /// The PostgreSQL database every instance shares, as
+    /// postgres://USER:PASSWORD@HOST:PORT/DATABASE.
+    #[arg(long, env = "DATABASE_URL", value_name = "URL", hide_env_values = true)]
+    pub database_url: String,
+    /// Address to listen on.
+    #[arg(long, env = "TICKLAB_BIND", default_value = "0.0.0.0")]
+    pub bind: IpAddr,
+    /// Port to listen on (0 picks a free one).
+    #[arg(long, env = "TICKLAB_PORT", default_value_t = 8080)]
+    pub port: u16,
+    /// The URL students reach the hub at (https://hub.example.org), for join URLs and QR
+    /// codes; by default, where each request came to (its Host, and X-Forwarded-Proto).
+    #[arg(long, env = "TICKLAB_PUBLIC_URL", value_name = "URL", value_parser = public_url)]
+    pub public_url: Option<String>,
+    /// Days a class's rows are kept after it closes; then they are deleted.
+    #[arg(long, env = "TICKLAB_KEEP_DAYS", default_value_t = 30, value_parser = clap::value_parser!(u32).range(0..=3650))]
+    pub keep_days: u32,
+    /// Take the client's address from the last X-Forwarded-For entry, as the reverse
+    /// proxy in front writes it (only behind a proxy: a client can write that header).
+    #[arg(long, env = "TICKLAB_TRUST_PROXY")]
+    pub trust_proxy: bool,
+    /// Most connections to the database this instance holds.
+    #[arg(long, env = "TICKLAB_POOL", default_value_t = 16, value_parser = clap::value_parser!(u32).range(2..=1000))]
+    pub pool: u32,
+    /// How long to wait for the database at start before giving up, in seconds.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u32).range(0..=3600))]
+    pub wait_db: u32,
+    /// The log's form.
+    #[arg(long, env = "TICKLAB_LOG_FORMAT", value_enum, default_value_t = LogFormat::Json)]
+    pub log_format: LogFormat,
+    /// Serve the page from DIR instead of the page this binary carries.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+}
+
+/// An http(s) URL with a host and nothing after it but a path.
+fn public_url(s: &str) -> Result<String, String> {
+    let rest = s
+        .strip_prefix("https://")
+        .or_else(|| s.strip_prefix("http://"))
+        .ok_or("give the URL with its scheme: https://hub.example.org")?;
+    let host = rest.split('/').next().unwrap_or("");
+    let fine = |b: u8| b.is_ascii_alphanumeric() || b".-:[]".contains(&b);
+    if host.is_empty() || !host.bytes().all(fine) || rest.contains(['?', '#', ' ']) {
+        return Err(format!("'{s}' is not a URL like https://hub.example.org"));
+    }
+    Ok(s.trim_end_matches('/').to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn public_urls_parse_and_bad_ones_are_refused() {
+        assert_eq!(
+            public_url("https://hub.example.org/").unwrap(),
+            "https://hub.example.org"
+        );
+        assert_eq!(
+            public_url("http://127.0.0.1:8080").unwrap(),
+            "http://127.0.0.1:8080"
+        );
+        for bad in [
+            "hub.example.org",
+            "ftp://x",
+            "https://",
+            "https://a b",
+            "https://x/?q",
+            "https://<x>",
+        ] {
+            assert!(public_url(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn ranges_parse_and_bad_ones_are_refused() {

@@ -12,6 +12,8 @@ pub mod clocks;
 mod commands;
 mod cpu_wall;
 mod error;
+mod hub;
+mod logs;
 mod machine;
 mod output;
 mod progress;
@@ -39,6 +41,7 @@ pub fn main() -> ExitCode {
         Some(cli::Command::Show(a)) => commands::show(a),
         Some(cli::Command::Serve(a)) => serve::serve(a),
         Some(cli::Command::Class(a)) => class::class(a),
+        Some(cli::Command::Hub(a)) => hub::hub(a),
         Some(cli::Command::Browsers(a)) => browsers::browsers(a),
     };
     match result {

@@ -1,5 +1,6 @@
 //! What a class's routes take from a request before they run, as axum extractors: the
-//! teacher's key, the sender's share of posts, and a JSON body within the route's limit.
+//! teacher's class (by its key), the sender's share of posts, and a JSON body within the
+//! route's limit.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -13,12 +14,16 @@ use serde::de::DeserializeOwned;
 use subtle::ConstantTimeEq;
 
 use super::refusal::ClassError;
-use super::state::ClassState;
-use super::store::ClassStore;
+use super::state::{client_address, ClassState, Scope};
+use super::store::{Class, ClassStore};
 
-/// The request carries the teacher's key (`Authorization: Bearer KEY`), compared in
-/// constant time.
-pub struct Teacher;
+/// The header that names a hub's class in a teacher's request (its key is in
+/// `Authorization`).
+pub const CLASS_HEADER: &str = "x-ticklab-class";
+
+/// The class whose teacher's key the request carries (`Authorization: Bearer KEY`,
+/// compared in constant time; on a hub, the class named by [`CLASS_HEADER`]).
+pub struct Teacher(pub Class);
 
 impl<S: ClassStore> FromRequestParts<Arc<ClassState<S>>> for Teacher {
     type Rejection = ClassError;
@@ -33,17 +38,32 @@ impl<S: ClassStore> FromRequestParts<Arc<ClassState<S>>> for Teacher {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.strip_prefix("Bearer "))
             .unwrap_or("");
-        if given.as_bytes().ct_eq(state.class.key.as_bytes()).into() {
-            Ok(Teacher)
+        let class = match &state.scope {
+            Scope::One { class, .. } => class.clone(),
+            Scope::Many { .. } => {
+                let code = parts
+                    .headers
+                    .get(CLASS_HEADER)
+                    .and_then(|v| v.to_str().ok())
+                    .ok_or(ClassError::NotTeacher)?;
+                state
+                    .store
+                    .class_by_code(code)
+                    .await?
+                    .ok_or(ClassError::NotTeacher)?
+            }
+        };
+        if given.as_bytes().ct_eq(class.key.as_bytes()).into() {
+            Ok(Teacher(class))
         } else {
             Err(ClassError::NotTeacher)
         }
     }
 }
 
-/// The post's address is within its share of posts a minute (counted before the body is
-/// read, so a flood costs the server no more than its heads).
-pub struct AddressAllowed;
+/// The post's address, within its share of posts a minute (counted before the body is
+/// read, so a flood costs the server no more than its heads) and of wrong join codes.
+pub struct AddressAllowed(pub std::net::IpAddr);
 
 impl<S: ClassStore> FromRequestParts<Arc<ClassState<S>>> for AddressAllowed {
     type Rejection = ClassError;
@@ -55,11 +75,16 @@ impl<S: ClassStore> FromRequestParts<Arc<ClassState<S>>> for AddressAllowed {
         let ConnectInfo(peer) = ConnectInfo::<SocketAddr>::from_request_parts(parts, state)
             .await
             .map_err(|_| ClassError::NoPeer)?;
+        let from = client_address(peer.ip(), &parts.headers, state.trust_proxy);
+        let now = Instant::now();
+        if let Some(wait) = state.guesses.full(&from, now) {
+            return Err(ClassError::Guessing { wait });
+        }
         state
             .per_address
-            .take(&peer.ip(), Instant::now())
+            .take(&from, now)
             .map_err(|wait| ClassError::AddressTooFast { wait })?;
-        Ok(AddressAllowed)
+        Ok(AddressAllowed(from))
     }
 }
 

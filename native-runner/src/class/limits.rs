@@ -18,6 +18,22 @@ pub const STUDENT_PER_MINUTE: usize = 10;
 pub const ADDRESS_PER_MINUTE: usize = 600;
 /// The window the two rates above are counted over.
 pub const RATE_WINDOW: Duration = Duration::from_secs(60);
+/// Most join codes no class has that one address may send a hub per [`GUESS_WINDOW`]
+/// (counted by each instance: with N instances, at most N times this). Past it, every post
+/// from the address is refused until the window frees: 31^6 codes are not found by
+/// guessing at this rate.
+pub const GUESSES_PER_WINDOW: usize = 60;
+pub const GUESS_WINDOW: Duration = Duration::from_secs(600);
+/// Most classes one address may create on a hub per [`CREATION_WINDOW`] (counted in the
+/// database: it holds across every instance). A school's teachers share an address.
+pub const CLASSES_PER_WINDOW: i64 = 30;
+pub const CREATION_WINDOW: Duration = Duration::from_secs(3600);
+/// How long a hub's class takes runs, unless its teacher closes it first.
+pub const OPEN_FOR: Duration = Duration::from_secs(24 * 3600);
+/// How often a hub closes the classes past their day and deletes those past their keep.
+pub const SWEEP_EVERY: Duration = Duration::from_secs(60);
+/// How soon to ask again a server that is stopping, or whose database is out of reach.
+pub const RETRY_SOON: Duration = Duration::from_secs(2);
 /// Most students, and addresses, whose posts are counted at once.
 pub const MOST_STUDENTS_COUNTED: usize = 50_000;
 pub const MOST_ADDRESSES_COUNTED: usize = 2_000;
@@ -50,6 +66,21 @@ impl<K: Hash + Eq + Clone> Limit<K> {
             most_keys,
             keys: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The time until `key` may have an event again, when it has had its most within the
+    /// window; none when it may now (nothing is counted).
+    pub fn full(&self, key: &K, now: Instant) -> Option<Duration> {
+        let keys = self.keys.lock().unwrap_or_else(|p| p.into_inner());
+        let q = keys.get(key)?;
+        let live: Vec<&Instant> = q
+            .iter()
+            .filter(|t| now.saturating_duration_since(**t) < self.window)
+            .collect();
+        (live.len() >= self.most).then(|| {
+            self.window
+                .saturating_sub(now.saturating_duration_since(*live[0]))
+        })
     }
 
     /// Counts an event of `key` at `now` when it is within the limit; `Err` with the time

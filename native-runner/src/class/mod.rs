@@ -22,10 +22,10 @@ use crate::error::CliError;
 use crate::serve::{self, Site};
 
 /// Letters and digits no one misreads (no 0/O, 1/I/L): what a class types.
-const CODE_ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
+pub(crate) const CODE_ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 /// How long a join code is: 31^6, about 900 million codes, against at most
 /// [`limits::ADDRESS_PER_MINUTE`] guesses a minute from one address.
-const CODE_LENGTH: usize = 6;
+pub(crate) const CODE_LENGTH: usize = 6;
 
 fn random_bytes<const N: usize>() -> Result<[u8; N], CliError> {
     let mut b = [0u8; N];
@@ -34,7 +34,7 @@ fn random_bytes<const N: usize>() -> Result<[u8; N], CliError> {
 }
 
 /// A fresh join code.
-fn new_code() -> Result<String, CliError> {
+pub(crate) fn new_code() -> Result<String, CliError> {
     // Rejection sampling: each letter equally likely.
     let mut out = String::new();
     while out.len() < CODE_LENGTH {
@@ -49,7 +49,7 @@ fn new_code() -> Result<String, CliError> {
 }
 
 /// A fresh teacher's key: 128 random bits, in hex.
-fn new_key() -> Result<String, CliError> {
+pub(crate) fn new_key() -> Result<String, CliError> {
     Ok(random_bytes::<16>()?
         .iter()
         .map(|b| format!("{b:02x}"))
@@ -105,11 +105,12 @@ pub fn class(a: ClassArgs) -> Result<(), CliError> {
                 class.code
             )
         };
-        let state = Arc::new(routes::ClassState::new(
-            store,
-            class.clone(),
-            hosts.iter().map(join).collect(),
-        ));
+        let (stop, stopping) = tokio::sync::watch::channel(false);
+        let scope = routes::Scope::One {
+            class: class.clone(),
+            join: hosts.iter().map(join).collect(),
+        };
+        let state = Arc::new(routes::ClassState::new(store, scope, stopping));
         let standing = if runs == 0 && !class.closed {
             "new or empty".to_string()
         } else {
@@ -167,7 +168,11 @@ pub fn class(a: ClassArgs) -> Result<(), CliError> {
             !a.no_isolation,
             Some(routes::router(state)),
         );
-        serve::run(listener, app, serve::connection_cap()).await;
+        let stop_on_signal = async move {
+            serve::stop_signal().await;
+            let _ = stop.send(true);
+        };
+        serve::run(listener, app, serve::connection_cap(), stop_on_signal).await;
         Ok(())
     })
 }

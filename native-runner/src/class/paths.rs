@@ -18,6 +18,16 @@ pub const CLOSE: &str = "/class/close";
 /// `POST` `{"student": ID}`: that student's row goes.
 pub const REMOVE: &str = "/class/remove";
 
+/// `GET`: a hub's terms (how long a class is open, how long kept); only a hub answers,
+/// which is how the page knows to offer "Start a class".
+pub const HUB_TERMS: &str = "/hub/terms";
+/// `POST`: a new class on a hub; its code, key and URLs.
+pub const HUB_CLASSES: &str = "/hub/classes";
+/// `GET`: 200 while the process runs (a load balancer's liveness probe).
+pub const HEALTHZ: &str = "/healthz";
+/// `GET`: 200 when the database answers and the instance is not stopping; 503 otherwise.
+pub const READYZ: &str = "/readyz";
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,10 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
-use super::limits::{ADDRESS_PER_MINUTE, MAX_NICKNAME, MAX_POST, MAX_ROWS, STUDENT_PER_MINUTE};
+use super::limits::{
+    ADDRESS_PER_MINUTE, CLASSES_PER_WINDOW, GUESSES_PER_WINDOW, MAX_NICKNAME, MAX_POST, MAX_ROWS,
+    RETRY_SOON, STUDENT_PER_MINUTE,
+};
 use super::store::StoreError;
 
 /// Why a request of a class was refused.
@@ -40,6 +43,18 @@ pub enum ClassError {
     /// An address over its share of posts.
     #[error("over {ADDRESS_PER_MINUTE} posts a minute from this address")]
     AddressTooFast { wait: Duration },
+    /// An address that sent too many codes no class has.
+    #[error(
+        "over {GUESSES_PER_WINDOW} join codes that no class has from this address: its \
+         posts are refused for a while"
+    )]
+    Guessing { wait: Duration },
+    /// An address that made its most classes in the window.
+    #[error("this address has started {CLASSES_PER_WINDOW} classes within the hour, its most")]
+    TooManyClasses { wait: Duration },
+    /// The server is stopping: another instance takes the request.
+    #[error("this server is stopping; ask again")]
+    Stopping,
     /// A student over their share of posts.
     #[error("over {STUDENT_PER_MINUTE} posts a minute from one student")]
     StudentTooFast { wait: Duration },
@@ -52,8 +67,12 @@ pub enum ClassError {
     /// A QR code asked for where no address reaches this machine.
     #[error("no address students can reach")]
     NoJoinAddress,
-    /// The store failed: the teacher's terminal hears why.
-    #[error("the class's database failed; the teacher's terminal says why")]
+    /// The store failed: the server's log hears why.
+    #[error("{}", if .0.unavailable() {
+        "the class's database is out of reach; ask again shortly"
+    } else {
+        "the class's database failed; the server's terminal says why"
+    })]
     Store(#[from] StoreError),
     /// The server put no peer address into the request (a server without
     /// `ConnectInfo`).
@@ -78,7 +97,11 @@ impl ClassError {
             }
             ClassError::AddressTooFast { .. }
             | ClassError::StudentTooFast { .. }
+            | ClassError::Guessing { .. }
+            | ClassError::TooManyClasses { .. }
             | ClassError::Full => StatusCode::TOO_MANY_REQUESTS,
+            ClassError::Stopping => StatusCode::SERVICE_UNAVAILABLE,
+            ClassError::Store(e) if e.unavailable() => StatusCode::SERVICE_UNAVAILABLE,
             ClassError::NoSuchRow | ClassError::NoJoinAddress => StatusCode::NOT_FOUND,
             ClassError::Store(_) | ClassError::NoPeer | ClassError::Output(_) => {
                 StatusCode::INTERNAL_SERVER_ERROR
@@ -89,9 +112,12 @@ impl ClassError {
     /// How long to wait before asking again, when waiting helps.
     pub fn retry_after(&self) -> Option<Duration> {
         match self {
-            ClassError::AddressTooFast { wait } | ClassError::StudentTooFast { wait } => {
-                Some(*wait)
-            }
+            ClassError::AddressTooFast { wait }
+            | ClassError::StudentTooFast { wait }
+            | ClassError::Guessing { wait }
+            | ClassError::TooManyClasses { wait } => Some(*wait),
+            ClassError::Stopping => Some(RETRY_SOON),
+            ClassError::Store(e) if e.unavailable() => Some(RETRY_SOON),
             ClassError::Full => Some(Duration::from_secs(60)),
             _ => None,
         }
@@ -105,8 +131,8 @@ impl IntoResponse for ClassError {
             error: String,
         }
         if let ClassError::Store(e) = &self {
-            // The teacher's terminal hears of it; the answer says nothing of the file.
-            eprintln!("ticklab class: {e}");
+            // The server's log hears of it; the answer says nothing of the database.
+            tracing::warn!(error = %e, "a request failed on the database");
         }
         let mut r = (
             self.status(),

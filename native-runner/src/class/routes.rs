@@ -1,7 +1,8 @@
 //! A class's routes, beside the page: students post their runs with the join code; the
 //! teacher, with the key ([`Teacher`]), watches them arrive (Server-Sent Events, caught up
 //! by event id after a reconnection), closes the class, removes a row and exports the rows.
-//! Every refusal is a [`ClassError`]: its status and its reason in words.
+//! The same routes serve the one class of `ticklab class` and every class of a hub
+//! ([`Scope`]). Every refusal is a [`ClassError`]: its status and its reason in words.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -18,12 +19,13 @@ use serde::{Deserialize, Serialize};
 use subtle::ConstantTimeEq;
 use ticklab::digest::{self, Digest};
 
-use super::extract::{AddressAllowed, Named, Post, Teacher};
-use super::limits::{KEEP_ALIVE, MAX_NICKNAME, MAX_POST, MAX_ROWS, RECONNECT};
+pub use super::extract::AddressAllowed;
+use super::extract::{Named, Post, Teacher};
+pub use super::limits::{KEEP_ALIVE, MAX_NICKNAME, MAX_POST, MAX_ROWS, RECONNECT, RETRY_SOON};
 use super::paths;
-use super::refusal::ClassError;
-pub use super::state::ClassState;
-use super::store::{Change, ClassStore, Refusal, Row, Submission, Subscription};
+pub use super::refusal::ClassError;
+pub use super::state::{ClassState, Scope};
+use super::store::{Change, Class, ClassStore, Refusal, Row, Submission, Subscription};
 
 /// The clock the class's plot shows.
 pub const PLOTTED: &str = digest::PAGE_NOW;
@@ -77,11 +79,36 @@ fn shown_name(nickname: &str, student: &str) -> String {
     format!("{who} · {}", &student[..4])
 }
 
+/// The class a post's join code names; a hub counts the codes no class has per address.
+async fn class_of<S: ClassStore>(
+    l: &ClassState<S>,
+    code: &str,
+    from: std::net::IpAddr,
+) -> Result<Class, ClassError> {
+    let found = match &l.scope {
+        Scope::One { class, .. } => {
+            bool::from(code.as_bytes().ct_eq(class.code.as_bytes())).then(|| class.clone())
+        }
+        Scope::Many { .. } => {
+            // A code of another shape is no class's, and costs no query.
+            let shaped = code.len() == super::CODE_LENGTH
+                && code.bytes().all(|b| super::CODE_ALPHABET.contains(&b));
+            match shaped {
+                true => l.store.class_by_code(code).await?,
+                false => None,
+            }
+        }
+    };
+    found.ok_or_else(|| {
+        if matches!(l.scope, Scope::Many { .. }) {
+            let _ = l.guesses.take(&from, Instant::now());
+        }
+        ClassError::WrongCode
+    })
+}
+
 /// What a post becomes when every check passes: the submission, its digest named.
 fn checked<S: ClassStore>(l: &ClassState<S>, p: Posted) -> Result<Submission, ClassError> {
-    if !bool::from(p.code.as_bytes().ct_eq(l.class.code.as_bytes())) {
-        return Err(ClassError::WrongCode);
-    }
     if !student_id_ok(&p.student) {
         return Err(ClassError::StudentId);
     }
@@ -112,12 +139,16 @@ struct Stored {
 /// `POST /class/runs`: a student's run, stored durably before the answer.
 async fn submit<S: ClassStore>(
     State(l): State<Arc<ClassState<S>>>,
-    _: AddressAllowed,
+    AddressAllowed(from): AddressAllowed,
     Post(p): Post<Posted>,
 ) -> Result<impl IntoResponse, ClassError> {
+    if l.is_stopping() {
+        return Err(ClassError::Stopping);
+    }
+    let class = class_of(&l, &p.code, from).await?;
     let s = checked(&l, p)?;
     let name = s.digest.from.clone();
-    match l.store.put(l.class.id, s).await? {
+    match l.store.put(class.id, s).await? {
         Ok(row) => Ok((
             axum::http::StatusCode::CREATED,
             Json(Stored {
@@ -177,6 +208,33 @@ struct Standing<'a> {
     closed: bool,
     most: u64,
     join: &'a [String],
+    /// On a hub: how long the class takes runs and how long its rows are kept after.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hub: Option<HubTerms>,
+}
+
+/// A hub's terms for a class, which the teacher's view says.
+#[derive(Serialize)]
+pub struct HubTerms {
+    /// Hours a class takes runs after it is started.
+    pub open_hours: u64,
+    /// Days its rows are kept after it closes.
+    pub kept_days: u64,
+}
+
+impl<S> ClassState<S> {
+    /// A hub's terms; none for `ticklab class`.
+    pub fn terms(&self) -> Option<HubTerms> {
+        match &self.scope {
+            Scope::One { .. } => None,
+            Scope::Many {
+                open_for, keep_for, ..
+            } => Some(HubTerms {
+                open_hours: open_for.as_secs() / 3600,
+                kept_days: keep_for.as_secs() / 86_400,
+            }),
+        }
+    }
 }
 
 /// `GET /class/events`: the class as a stream: first where it stands (`class`: the code,
@@ -184,9 +242,12 @@ struct Standing<'a> {
 /// reconnecting (all of them the first time), then each as it is committed.
 async fn events<S: ClassStore>(
     State(l): State<Arc<ClassState<S>>>,
-    _: Teacher,
+    Teacher(class): Teacher,
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ClassError> {
+    if l.is_stopping() {
+        return Err(ClassError::Stopping);
+    }
     let after: i64 = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
@@ -194,46 +255,65 @@ async fn events<S: ClassStore>(
         .unwrap_or(0);
     // Listening first, then reading: nothing committed in between is missed, and what
     // both hold is sent once (by its id).
-    let live = l.store.subscribe(l.class.id);
-    let past = l.store.changes_since(l.class.id, after).await?;
-    let closed = l.store.closed(l.class.id).await?;
+    let live = l.store.subscribe(class.id);
+    let past = l.store.changes_since(class.id, after).await?;
+    let closed = l.store.closed(class.id).await?;
     let last = past.last().map_or(after, Change::event);
     let standing = Event::default()
         .event("class")
         .retry(RECONNECT)
         .json_data(Standing {
-            code: &l.class.code,
+            code: &class.code,
             closed,
             most: MAX_ROWS,
-            join: &l.join,
+            join: &l.join(&class, &headers),
+            hub: l.terms(),
         })
         .map_err(|e| ClassError::Output(e.to_string()))?;
     let head: Vec<Result<Event, Infallible>> = std::iter::once(standing)
         .chain(past.iter().map(event))
         .map(Ok)
         .collect();
-    let tail = futures_util::stream::unfold((live, last), follow);
+    let tail = futures_util::stream::unfold((live, last, l.stopping.clone()), follow);
     let stream = futures_util::StreamExt::chain(futures_util::stream::iter(head), tail);
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(KEEP_ALIVE).text("still here")))
 }
 
+type Following = (Subscription, i64, tokio::sync::watch::Receiver<bool>);
+
 /// The next live change not already sent; none when the subscription ends (fallen behind,
-/// or the server stopping), and the browser comes back with the last id it had.
+/// or the store's listener lost), and the browser comes back with the last id it had.
+/// When the server stops, a last event tells the view to come again (to another instance)
+/// in [`RETRY_SOON`], and the stream ends.
 async fn follow(
-    (mut live, mut last): (Subscription, i64),
-) -> Option<(Result<Event, Infallible>, (Subscription, i64))> {
+    (mut live, mut last, mut stopping): Following,
+) -> Option<(Result<Event, Infallible>, Following)> {
     loop {
-        let c = live.next().await.ok()?;
-        if c.event() > last {
-            last = c.event();
-            return Some((Ok(event(&c)), (live, last)));
+        if *stopping.borrow() {
+            return None;
+        }
+        tokio::select! {
+            c = live.next() => {
+                let c = c.ok()?;
+                if c.event() > last {
+                    last = c.event();
+                    return Some((Ok(event(&c)), (live, last, stopping)));
+                }
+            }
+            _ = stopping.changed() => {
+                let bye = Event::default().retry(RETRY_SOON).comment("this server is stopping");
+                return Some((Ok(bye), (live, last, stopping)));
+            }
         }
     }
 }
 
 /// Every row's digest, in the order they came.
-async fn digests<S: ClassStore>(l: &ClassState<S>) -> Result<Vec<Digest>, ClassError> {
-    let rows = l.store.rows(l.class.id).await?;
+async fn digests<S: ClassStore>(
+    l: &ClassState<S>,
+    class: &Class,
+) -> Result<Vec<Digest>, ClassError> {
+    let rows = l.store.rows(class.id).await?;
     Ok(rows.into_iter().map(|r| r.submission.digest).collect())
 }
 
@@ -248,7 +328,7 @@ fn attachment(code: &str, ext: &str) -> (header::HeaderName, String) {
 /// `GET /class/rows.json`: the class and every row, as stored.
 async fn rows_json<S: ClassStore>(
     State(l): State<Arc<ClassState<S>>>,
-    _: Teacher,
+    Teacher(class): Teacher,
 ) -> Result<impl IntoResponse, ClassError> {
     #[derive(Serialize)]
     struct All<'a> {
@@ -256,29 +336,29 @@ async fn rows_json<S: ClassStore>(
         closed: bool,
         rows: Vec<Shown<'a>>,
     }
-    let rows = l.store.rows(l.class.id).await?;
-    let closed = l.store.closed(l.class.id).await?;
+    let rows = l.store.rows(class.id).await?;
+    let closed = l.store.closed(class.id).await?;
     let all = All {
-        code: &l.class.code,
+        code: &class.code,
         closed,
         rows: rows.iter().map(shown).collect(),
     };
-    Ok(([attachment(&l.class.code, "json")], Json(all)).into_response())
+    Ok(([attachment(&class.code, "json")], Json(all)).into_response())
 }
 
 /// `GET /class/rows.csv`: the Compare matrix of the class's rows, one row per clock and
 /// student.
 async fn rows_csv<S: ClassStore>(
     State(l): State<Arc<ClassState<S>>>,
-    _: Teacher,
+    Teacher(class): Teacher,
 ) -> Result<impl IntoResponse, ClassError> {
-    let all = digests(&l).await?;
+    let all = digests(&l, &class).await?;
     let refs: Vec<&Digest> = all.iter().collect();
     let csv = digest::matrix_csv(&digest::matrix(&refs, digest::Column::Tick, false));
     Ok((
         [
             (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),
-            attachment(&l.class.code, "csv"),
+            attachment(&class.code, "csv"),
         ],
         csv,
     ))
@@ -287,10 +367,10 @@ async fn rows_csv<S: ClassStore>(
 /// `GET /class/plot.svg`: the class's performance.now ticks by engine and isolation.
 async fn plot_svg<S: ClassStore>(
     State(l): State<Arc<ClassState<S>>>,
-    _: Teacher,
+    Teacher(class): Teacher,
 ) -> Result<impl IntoResponse, ClassError> {
     use plotters::prelude::*;
-    let all = digests(&l).await?;
+    let all = digests(&l, &class).await?;
     let refs: Vec<&Digest> = all.iter().collect();
     let groups = digest::ticks_by_engine(&refs, PLOTTED);
     let mut svg = String::new();
@@ -307,9 +387,11 @@ async fn plot_svg<S: ClassStore>(
 /// `GET /class/join.svg`: the first join URL's QR code, for the projector.
 async fn join_svg<S: ClassStore>(
     State(l): State<Arc<ClassState<S>>>,
-    _: Teacher,
+    Teacher(class): Teacher,
+    headers: HeaderMap,
 ) -> Result<impl IntoResponse, ClassError> {
-    let url = l.join.first().ok_or(ClassError::NoJoinAddress)?;
+    let join = l.join(&class, &headers);
+    let url = join.first().ok_or(ClassError::NoJoinAddress)?;
     let code =
         qrcode::QrCode::new(url.as_bytes()).map_err(|e| ClassError::Output(e.to_string()))?;
     let svg = code
@@ -322,9 +404,9 @@ async fn join_svg<S: ClassStore>(
 /// `POST /class/close`: no more runs.
 async fn close<S: ClassStore>(
     State(l): State<Arc<ClassState<S>>>,
-    _: Teacher,
+    Teacher(class): Teacher,
 ) -> Result<impl IntoResponse, ClassError> {
-    let event = l.store.close(l.class.id).await?;
+    let event = l.store.close(class.id).await?;
     Ok(Json(serde_json::json!({ "closed": true, "event": event })))
 }
 
@@ -341,12 +423,12 @@ impl Named for Removal {
 /// `POST /class/remove` with `{"student": ID}`: that student's row goes.
 async fn remove<S: ClassStore>(
     State(l): State<Arc<ClassState<S>>>,
-    _: Teacher,
+    Teacher(class): Teacher,
     Post(w): Post<Removal>,
 ) -> Result<impl IntoResponse, ClassError> {
     let event = l
         .store
-        .remove(l.class.id, &w.student)
+        .remove(class.id, &w.student)
         .await?
         .ok_or(ClassError::NoSuchRow)?;
     Ok(Json(serde_json::json!({ "removed": true, "event": event })))

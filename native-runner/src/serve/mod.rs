@@ -358,9 +358,32 @@ pub fn serve(a: ServeArgs) -> Result<(), CliError> {
             local
         };
         println!("ticklab: serving {what} at http://{shown}/ ({mode}); Ctrl-C stops");
-        run(listener, app(site, !a.no_isolation, None), connection_cap()).await;
+        run(
+            listener,
+            app(site, !a.no_isolation, None),
+            connection_cap(),
+            stop_signal(),
+        )
+        .await;
         Ok(())
     })
+}
+
+/// Resolves at Ctrl-C, or (on Unix) at SIGTERM, what a service manager or a container
+/// runtime sends to stop a server.
+pub(crate) async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }
 
 /// The server's runtime: one thread, which a lab's server (a page, a report, a class's
@@ -387,10 +410,15 @@ pub(crate) async fn listen(
     Ok((listener, local))
 }
 
-/// Accepts connections until Ctrl-C, each served by hyper with [`HEAD_TIMEOUT`] (or
-/// [`BUSY_HEAD_TIMEOUT`] when nearly full), at most `cap` at once; then lets those in
+/// Accepts connections until `stop` resolves, each served by hyper with [`HEAD_TIMEOUT`]
+/// (or [`BUSY_HEAD_TIMEOUT`] when nearly full), at most `cap` at once; then lets those in
 /// flight finish (for up to [`HEAD_TIMEOUT`]).
-pub(crate) async fn run(listener: tokio::net::TcpListener, app: Router, cap: usize) {
+pub(crate) async fn run(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    cap: usize,
+    stop: impl std::future::Future<Output = ()>,
+) {
     let slots = Arc::new(tokio::sync::Semaphore::new(cap));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let builder = |head: Duration| {
@@ -401,13 +429,12 @@ pub(crate) async fn run(listener: tokio::net::TcpListener, app: Router, cap: usi
         b
     };
     let (calm, busy) = (builder(HEAD_TIMEOUT), builder(BUSY_HEAD_TIMEOUT));
-    let ctrl_c = tokio::signal::ctrl_c();
-    tokio::pin!(ctrl_c);
+    tokio::pin!(stop);
     loop {
         // A free slot first: beyond the cap, clients wait in the listen queue.
         let slot = tokio::select! {
             s = slots.clone().acquire_owned() => s,
-            _ = &mut ctrl_c => break,
+            _ = &mut stop => break,
         };
         let Ok(slot) = slot else { break };
         let (stream, peer) = tokio::select! {
@@ -420,7 +447,7 @@ pub(crate) async fn run(listener: tokio::net::TcpListener, app: Router, cap: usi
                     continue;
                 }
             },
-            _ = &mut ctrl_c => break,
+            _ = &mut stop => break,
         };
         let http = if slots.available_permits() < cap / 8 {
             &busy

@@ -204,7 +204,17 @@ impl Cluster {
             }
         };
         let out = Command::new(psql)
-            .args(["-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", &self.url(), "-c", sql])
+            .args([
+                "-X",
+                "-A",
+                "-t",
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-d",
+                &self.url(),
+                "-c",
+                sql,
+            ])
             .output()
             .map_err(|e| format!("cannot run psql: {e}"))?;
         if out.status.success() {

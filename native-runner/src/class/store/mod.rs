@@ -363,7 +363,9 @@ pub mod suite {
         // it is now), so the last three are ann's second, bob's removal and the close.
         let seen = drain(&mut live, closed).await;
         assert!(seen.windows(2).all(|w| w[0] < w[1]), "{seen:?}");
-        assert!(seen.iter().all(|e| [a.event, b.event, a2.event, gone, closed].contains(e)));
+        assert!(seen
+            .iter()
+            .all(|e| [a.event, b.event, a2.event, gone, closed].contains(e)));
         assert!(seen.ends_with(&[a2.event, gone, closed]), "{seen:?}");
         let rows = store.rows(class.id).await.unwrap();
         assert_eq!(rows.len(), 1);
@@ -371,7 +373,10 @@ pub mod suite {
         assert!(store.closed(class.id).await.unwrap());
         assert!(!store.closed(other.id).await.unwrap());
         let found = store.class_by_code("OTHERS").await.unwrap().unwrap();
-        assert_eq!((found.id, found.key.as_str(), found.closed), (other.id, "k9", false));
+        assert_eq!(
+            (found.id, found.key.as_str(), found.closed),
+            (other.id, "k9", false)
+        );
         assert!(store.class_by_code("ABCDEF").await.unwrap().unwrap().closed);
         assert_eq!(store.class_by_code("NOSUCH").await.unwrap(), None);
         // Caught up from the start: ann once, as she is now; bob's put gone with him, his

@@ -26,8 +26,9 @@ use crate::class::limits::MAX_ROWS;
 
 /// The steps from an empty database up, in order; the version reached is kept in
 /// `ticklab_schema`.
-const MIGRATIONS: [&str; SCHEMA_VERSION as usize] =
-    [include_str!("../../../migrations/postgres/0001_classes.sql")];
+const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [include_str!(
+    "../../../migrations/postgres/0001_classes.sql"
+)];
 
 /// The advisory lock held while migrating: instances started together migrate once.
 const MIGRATION_LOCK: i64 = 0x7469_636b_6c61_62;
@@ -64,7 +65,6 @@ pub struct Swept {
 
 struct Inner {
     pool: Pool,
-    config: tokio_postgres::Config,
     place: String,
     /// How long a class takes submissions after it is made.
     open_for: Duration,
@@ -143,9 +143,7 @@ impl PgStore {
         let mut config =
             tokio_postgres::Config::from_str(url).map_err(|e| StoreError::Database {
                 place: "the hub's database URL".into(),
-                reason: format!(
-                    "{e}; give one like postgres://USER:PASSWORD@HOST:5432/DATABASE"
-                ),
+                reason: format!("{e}; give one like postgres://USER:PASSWORD@HOST:5432/DATABASE"),
                 unavailable: false,
             })?;
         config.connect_timeout(WAIT);
@@ -172,7 +170,6 @@ impl PgStore {
             })?;
         let store = PgStore(Arc::new(Inner {
             pool,
-            config: config.clone(),
             place,
             open_for,
             changes: Mutex::new(broadcast::channel(LIVE_BACKLOG).0),
@@ -275,9 +272,7 @@ impl PgStore {
     ) -> Result<Created, StoreError> {
         let c = self.client().await?;
         let st = c
-            .prepare_cached(
-                "SELECT ticklab_create($1, $2, $3, $4, make_interval(secs => $5))",
-            )
+            .prepare_cached("SELECT ticklab_create($1, $2, $3, $4, make_interval(secs => $5))")
             .await
             .map_err(|e| self.failed(&e))?;
         let made = c
@@ -307,7 +302,11 @@ impl PgStore {
             .query(
                 "SELECT closed, deleted FROM ticklab_sweep(make_interval(secs => $1), \
                  make_interval(secs => $2), make_interval(secs => $3))",
-                &[&self.open_secs(), &keep.as_secs_f64(), &window.as_secs_f64()],
+                &[
+                    &self.open_secs(),
+                    &keep.as_secs_f64(),
+                    &window.as_secs_f64(),
+                ],
             )
             .await?;
         Ok(Swept {
@@ -433,7 +432,11 @@ async fn listen(store: Weak<Inner>, config: tokio_postgres::Config) {
                     }
                 }
             });
-            if client.batch_execute(&format!("LISTEN {CHANNEL}")).await.is_ok() {
+            if client
+                .batch_execute(&format!("LISTEN {CHANNEL}"))
+                .await
+                .is_ok()
+            {
                 let Some(inner) = store.upgrade() else { return };
                 let s = PgStore(inner);
                 // Listening from here: views started before may have missed a change.
@@ -652,16 +655,12 @@ mod tests {
         pg.psql("CREATE DATABASE b").unwrap();
         let url = |db: &str| pg.url().replace("/postgres", &format!("/{db}"));
         let rt = rt();
-        rt.block_on(suite::submissions_are_put_replaced_removed_and_told_in_order(
-            || {
+        rt.block_on(
+            suite::submissions_are_put_replaced_removed_and_told_in_order(|| {
                 let url = url("a");
-                std::thread::spawn(move || {
-                    rt_open(&url)
-                })
-                .join()
-                .unwrap()
-            },
-        ));
+                std::thread::spawn(move || rt_open(&url)).join().unwrap()
+            }),
+        );
         let full = rt.block_on(PgStore::connect(&url("b"), 8, DAY)).unwrap();
         rt.block_on(suite::a_full_class_takes_no_new_student_but_lets_one_resend(full));
     }
@@ -684,7 +683,10 @@ mod tests {
             .err()
             .expect("refused");
         assert!(e.to_string().contains("schema 99"), "{e}");
-        assert_eq!(pg.psql("SELECT max(version) FROM ticklab_schema").unwrap(), "99");
+        assert_eq!(
+            pg.psql("SELECT max(version) FROM ticklab_schema").unwrap(),
+            "99"
+        );
     }
 
     /// A store opened from outside the runtime the suite runs on (its listener runs on a

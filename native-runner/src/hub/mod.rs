@@ -1,0 +1,93 @@
+//! `ticklab hub`: the page and every class at once, on PostgreSQL. Teachers start classes
+//! from the page ([`routes`]); students join at the hub's URL; the class routes are those
+//! of `ticklab class` over every class of the database. Any number of instances share the
+//! database and nothing else (a change reaches the live views of every instance through
+//! LISTEN/NOTIFY); each sweeps the classes past their day and the rows past their keep.
+//! SIGTERM drains: posts are sent elsewhere (503), those in flight finish, live views are
+//! told to come again (to another instance).
+
+mod routes;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::class::limits::{CREATION_WINDOW, OPEN_FOR, SWEEP_EVERY};
+use crate::class::routes::{ClassState, Scope};
+use crate::class::store::postgres::PgStore;
+use crate::cli::HubArgs;
+use crate::error::CliError;
+use crate::serve::{self, Site};
+
+/// Connects to the database, trying again for up to `wait` while it is out of reach (a
+/// container started before its database).
+async fn connect(a: &HubArgs, open_for: Duration) -> Result<PgStore, CliError> {
+    let until = tokio::time::Instant::now() + Duration::from_secs(u64::from(a.wait_db));
+    loop {
+        match PgStore::connect(&a.database_url, a.pool as usize, open_for).await {
+            Ok(s) => return Ok(s),
+            Err(e) if e.unavailable() && tokio::time::Instant::now() < until => {
+                tracing::warn!(error = %e, "the database is out of reach; trying again");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// Every [`SWEEP_EVERY`]: closes the classes open their day, deletes those closed `keep`
+/// ago with their rows, forgets the creations the rate limit no longer counts.
+async fn sweeper(store: PgStore, keep: Duration) {
+    let mut every = tokio::time::interval(SWEEP_EVERY);
+    loop {
+        every.tick().await;
+        match store.sweep(keep, CREATION_WINDOW).await {
+            Ok(s) if s.closed > 0 || s.deleted > 0 => {
+                tracing::info!(closed = s.closed, deleted = s.deleted, "swept the classes")
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "the sweep failed; trying again later"),
+        }
+    }
+}
+
+pub fn hub(a: HubArgs) -> Result<(), CliError> {
+    crate::logs::init(a.log_format);
+    let (site, what) = Site::new(a.root.as_deref(), None)?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(CliError::Runtime)?;
+    rt.block_on(async move {
+        let keep = Duration::from_secs(u64::from(a.keep_days) * 86_400);
+        let store = connect(&a, OPEN_FOR).await?;
+        let (listener, local) = serve::listen(a.bind, a.port).await?;
+        let (stop, stopping) = tokio::sync::watch::channel(false);
+        let scope = Scope::Many {
+            public: a.public_url.clone(),
+            open_for: OPEN_FOR,
+            keep_for: keep,
+        };
+        let state =
+            Arc::new(ClassState::new(store.clone(), scope, stopping).behind_proxy(a.trust_proxy));
+        tokio::spawn(sweeper(store.clone(), keep));
+        let router = crate::class::routes::router(state.clone()).merge(routes::router(state));
+        // Always isolated: behind HTTPS, students' pages get the finer clocks.
+        let app = serve::app(site, true, Some(router));
+        tracing::info!(
+            address = %local,
+            database = store.place(),
+            page = %what,
+            keep_days = a.keep_days,
+            "listening"
+        );
+        println!("ticklab hub: listening on {local}");
+        let drain = async move {
+            serve::stop_signal().await;
+            tracing::info!("stopping: no new posts, finishing those in flight");
+            let _ = stop.send(true);
+        };
+        serve::run(listener, app, serve::connection_cap(), drain).await;
+        tracing::info!("stopped");
+        Ok(())
+    })
+}
