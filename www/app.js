@@ -92,6 +92,8 @@ async function main() {
     takeOver: () => $("settings").removeEventListener("submit", early),
     runAsked: () => runAsked,
   });
+  // On a hub, a teacher may start a class here (a student's page is already in one).
+  if (!params.has("class")) import("./hub.js").then((h) => h.offer()).catch((e) => noteError(e.message || e));
   // Offline use (its install fetches the whole site: after the answer and the lab, not
   // beside them); isolation only when asked for with ?isolate.
   if (workers && !byServer) navigator.serviceWorker.register("sw.js").catch(() => {});

@@ -1,4 +1,4 @@
-// The teacher's view of a class (class.html, served by `ticklab class`): every run set in
+// The teacher's view of a class (class.html, served by `ticklab class` and `ticklab hub`): every run set in
 // the Compare matrix as it arrives (the server's stream of events, which a reconnection
 // resumes from the last event's id), the class's performance.now ticks as the server plots
 // them, who has sent, and the class's controls. The key comes in the URL's fragment, which
@@ -8,7 +8,10 @@ import { $, el, noteError, showError } from "./page.js";
 import { download, state } from "./lab-state.js";
 import { exportMatrix, renderCompare } from "./compare.js";
 
-const key = new URLSearchParams(location.hash.slice(1)).get("key") || "";
+const fragment = new URLSearchParams(location.hash.slice(1));
+const key = fragment.get("key") || "";
+// On a hub, the class the key is for (`ticklab class` has one class and needs none).
+const classCode = fragment.get("class") || "";
 const rows = new Map(); // student id -> { nickname, received_ms, digest }
 const view = { code: "", closed: false, most: 0, last: "" };
 let redraw = 0;
@@ -18,7 +21,7 @@ async function call(path, options = {}) {
   const r = await fetch(path, {
     ...options,
     cache: "no-store",
-    headers: { Authorization: `Bearer ${key}`, ...(options.headers || {}) },
+    headers: { Authorization: `Bearer ${key}`, ...(classCode ? { "X-Ticklab-Class": classCode } : {}), ...(options.headers || {}) },
   });
   if (!r.ok) {
     const why = await r.json().catch(() => ({}));
@@ -100,6 +103,7 @@ function handle(block) {
   if (kind === "class") {
     Object.assign(view, { code: m.code, closed: m.closed, most: m.most });
     $("join-url").textContent = m.join[0] || "";
+    if (m.hub) $("hub-note").textContent = `This class takes runs for ${m.hub.open_hours} hours from when it started, or until you close it; its runs are deleted ${m.hub.kept_days} days after it closes. Keep this page's address: its key runs the class.`;
   } else if (kind === "put") {
     rows.delete(m.student); // a resend moves to the end, as the server orders them
     rows.set(m.student, m);
@@ -138,7 +142,7 @@ async function follow() {
     } catch (e) {
       if (e.status === 403 || e.status === 404) {
         showError(e.status === 403
-          ? `${e.message}. Open the teacher's URL that ticklab class printed.`
+          ? `${e.message}. Open the teacher's URL that ticklab class printed${classCode ? ", or the class from the hub's page in the browser that started it" : ""}.`
           : "This server runs no class: start one with ticklab class.");
         document.body.dataset.state = "failed";
         return;

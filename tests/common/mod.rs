@@ -7,6 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+pub mod http;
+
 pub const BIN: &str = env!("CARGO_BIN_EXE_ticklab");
 
 pub fn workspace() -> PathBuf {

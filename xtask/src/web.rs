@@ -37,10 +37,10 @@ pub const FIRST: &[&str] = &[
     "www/pkg/ticklab_first_bg.wasm",
 ];
 
-/// Files only `ticklab class` serves (the binary carries them with the site): the
-/// teacher's view and a student's sending. A static host has no class, so they are not the
+/// Files only `ticklab class` and `ticklab hub` serve (the binary carries them with the
+/// site): the teacher's view, a student's sending, and starting a class on a hub. A static host has no class, so they are not the
 /// page's (not in sw.js's list, not in its budget); weighed on their own.
-pub const CLASS_FILES: &[&str] = &["class.html", "www/class.js", "www/teacher.js"];
+pub const CLASS_FILES: &[&str] = &["class.html", "www/class.js", "www/teacher.js", "www/hub.js"];
 
 /// What a browser downloads, gzipped: the first answer's module, and everything.
 #[derive(Clone, Copy, Debug, Default)]

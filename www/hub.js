@@ -1,0 +1,60 @@
+// "Start a class", on a hub (`ticklab hub` answers hub/terms; a static host or `ticklab
+// serve` does not, and the section stays hidden): the hub makes the class, this browser
+// keeps its teacher's key (localStorage, never sent anywhere but this hub), and the
+// teacher's view opens with the join URL and its QR code.
+import { $, el } from "./page.js";
+
+const MINE = "ticklab-hub-classes";
+
+function mine() {
+  try {
+    const list = JSON.parse(localStorage.getItem(MINE) || "[]");
+    return Array.isArray(list) ? list.filter((c) => c && c.code && c.key && c.teacher) : [];
+  } catch {
+    return [];
+  }
+}
+
+function keep(made) {
+  const list = [{ code: made.code, key: made.key, teacher: made.teacher, started: Date.now() }, ...mine()];
+  try {
+    localStorage.setItem(MINE, JSON.stringify(list.slice(0, 20)));
+  } catch {
+    // A browser that keeps nothing still has the teacher's URL it is sent to.
+  }
+}
+
+function showMine(openHours) {
+  const recent = mine().filter((c) => Date.now() - c.started < openHours * 3600e3);
+  $("hub-mine").replaceChildren(...recent.map((c) => {
+    const li = el("li");
+    li.append(el("a", `Class ${c.code}`, { href: c.teacher }), ` started ${new Date(c.started).toLocaleString()}`);
+    return li;
+  }));
+  $("hub-mine-h").hidden = recent.length === 0;
+}
+
+export async function offer() {
+  const r = await fetch("hub/terms", { cache: "no-store" }).catch(() => null);
+  if (!r || !r.ok) return;
+  const terms = await r.json().catch(() => null);
+  if (!terms || typeof terms.open_hours !== "number") return;
+  $("hub-terms").textContent = `A class takes runs for ${terms.open_hours} hours, or until you close it; its runs are deleted ${terms.kept_days} days after it closes. Students are known only by the nickname they choose, if any.`;
+  showMine(terms.open_hours);
+  $("hub").hidden = false;
+  document.body.dataset.hub = "yes";
+  $("hub-start").addEventListener("click", async () => {
+    $("hub-start").disabled = true;
+    $("hub-status").textContent = "Starting a class…";
+    try {
+      const made = await fetch("hub/classes", { method: "POST", cache: "no-store" });
+      const answer = await made.json().catch(() => ({}));
+      if (!made.ok) throw new Error(answer.error || `${made.status} ${made.statusText}`);
+      keep(answer);
+      location.href = answer.teacher;
+    } catch (e) {
+      $("hub-status").textContent = `No class started: ${e.message || e}`;
+      $("hub-start").disabled = false;
+    }
+  });
+}
