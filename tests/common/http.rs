@@ -107,7 +107,7 @@ pub fn follow_with(
     last: Option<i64>,
 ) -> mpsc::Receiver<Event> {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    let mut head = "GET /class/events HTTP/1.0\r\nHost: 127.0.0.1\r\n".to_string();
+    let mut head = format!("GET /class/events HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n");
     for (k, v) in headers {
         head.push_str(&format!("{k}: {v}\r\n"));
     }

@@ -228,3 +228,67 @@ pub fn start_class_with(mut command: Command, db: &Path, port: u16, extra: &[&st
         banner,
     }
 }
+
+/// A running `ticklab hub`, killed when dropped.
+pub struct HubServer {
+    pub child: Child,
+    pub port: u16,
+    /// The log it writes (one JSON object a line), read on a thread of its own.
+    pub log: mpsc::Receiver<String>,
+}
+
+impl HubServer {
+    /// Its URL, ending in "/".
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/", self.port)
+    }
+
+    /// Sends SIGTERM (what a container runtime stops it with).
+    #[cfg(unix)]
+    pub fn terminate(&self) {
+        // Safe: a signal to our own child.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+    }
+}
+
+impl Drop for HubServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `bin hub` on 127.0.0.1 (port 0: any free one) with the database at `url`, and
+/// waits until it listens.
+pub fn start_hub(bin: &Path, url: &str, port: u16, extra: &[&str]) -> HubServer {
+    let mut child = Command::new(bin)
+        .args(["hub", "--bind", "127.0.0.1", "--port", &port.to_string()])
+        .args(["--database-url", url, "--wait-db", "10"])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ticklab runs");
+    let out = child.stdout.take().unwrap();
+    let err = child.stderr.take().unwrap();
+    let (tx, log) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(err).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut first = String::new();
+    let _ = BufReader::new(out).read_line(&mut first);
+    let port = first
+        .trim()
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| {
+            let said: Vec<String> = log.try_iter().collect();
+            panic!("ticklab hub did not start: {first:?}\n{}", said.join("\n"))
+        });
+    HubServer { child, port, log }
+}
