@@ -1,5 +1,5 @@
-// "Start a class", on a hub (`ticklab hub` answers hub/terms; a static host or `ticklab
-// serve` does not, and the section stays hidden): the hub makes the class, this browser
+// "Start a class", on a hub (`ticklab hub` answers hub/terms; a static host does not,
+// nor does `ticklab serve`, and the section stays hidden): the hub makes the class, this browser
 // keeps its teacher's key (localStorage, never sent anywhere but this hub), and the
 // teacher's view opens with the join URL and its QR code.
 import { $, el } from "./page.js";

@@ -1,8 +1,10 @@
-//! A class: the page on a static host, sixty big hostile reports, and a class live from
-//! three engines over plain http, the teacher's rows equal to the command's.
+//! A class: the page on a static host, sixty big hostile reports, a class live from three
+//! engines over plain http, the teacher's rows equal to the command's, and a class started
+//! on a hub of two instances.
 
 use super::*;
 
+mod hub;
 mod live;
 
 /// What a class does with the page on a static host, in one browser: the playground, timings

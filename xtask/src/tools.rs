@@ -1,6 +1,6 @@
-//! Tools the other systems' builds and the workflows' check need, installed when missing:
-//! Debian's aarch64 cross compiler and MinGW-w64 (apt), zig with cargo-zigbuild and
-//! actionlint (PyPI, pinned).
+//! Tools the other systems' builds, the hub's tests and the workflows' check need, installed
+//! when missing: Debian's aarch64 cross compiler, MinGW-w64 and PostgreSQL (apt), zig with
+//! cargo-zigbuild and actionlint (PyPI, pinned).
 
 use std::path::PathBuf;
 
@@ -8,13 +8,15 @@ use crate::browsers::{install, which};
 
 /// Every Debian package the test command needs beyond the browsers' (browsers::APT), with a
 /// program that shows it is installed.
-const PACKAGES: [(&str, &str); 6] = [
+const PACKAGES: [(&str, &str); 7] = [
     ("qemu-user-static", "/usr/bin/qemu-aarch64-static"),
     ("gcc-aarch64-linux-gnu", "/usr/bin/aarch64-linux-gnu-gcc"),
     ("gcc-mingw-w64-x86-64", "/usr/bin/x86_64-w64-mingw32-gcc"),
     ("wine64", "/usr/lib/wine/wine64"),
     ("wine", "/usr/bin/wine"),
     ("shellcheck", "/usr/bin/shellcheck"),
+    // The hub's tests start throwaway clusters of their own with its programs.
+    ("postgresql", "/usr/bin/pg_ctlcluster"),
 ];
 
 /// Installs, in one apt-get run, every Debian package the test command needs and this

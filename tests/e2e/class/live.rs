@@ -5,15 +5,15 @@ use super::*;
 
 /// What a student's page said over plain http: its context, the headline's and the
 /// AudioWorklet's reasons, the send, and its report.
-struct Student {
-    secure: bool,
-    isolated: bool,
-    headline: String,
-    worklet: String,
-    sent: String,
-    errors: Vec<String>,
+pub(super) struct Student {
+    pub secure: bool,
+    pub isolated: bool,
+    pub headline: String,
+    pub worklet: String,
+    pub sent: String,
+    pub errors: Vec<String>,
     /// The page's report, exported after the send.
-    report: String,
+    pub report: String,
 }
 
 /// `GET path` from the class server on loopback as its teacher: the head and the body.
@@ -55,16 +55,21 @@ fn matrix_rows(csv: &str) -> Vec<Vec<String>> {
     rows
 }
 
-/// One student: the join URL by a name that is not localhost, a run, and its send.
-async fn a_student(
+/// One student: the join URL (by `name` mapped to 127.0.0.1:`port`, which is not
+/// localhost, when given), a run, and its send.
+pub(super) async fn a_student(
     browser: Browser,
     driver: &Path,
-    name: &str,
-    port: u16,
+    name: Option<(&str, u16)>,
     join: &str,
     nickname: &str,
 ) -> Result<Student, String> {
-    let s = ticklab_browser::open_named(browser, driver, (1280, 1000), name, port).await?;
+    let s = match name {
+        Some((name, port)) => {
+            ticklab_browser::open_named(browser, driver, (1280, 1000), name, port).await?
+        }
+        None => ticklab_browser::open(browser, driver, (1280, 1000)).await?,
+    };
     let c = &s.client;
     let out = async {
         c.goto(join).await.map_err(|e| e.to_string())?;
@@ -166,7 +171,7 @@ fn a_class_live_from_three_engines_over_plain_http() {
         let mut exported = Vec::new();
         for (i, (browser, drv, _, _)) in documented().into_iter().enumerate() {
             let nickname = if browser == Browser::WebKit { hostile.to_string() } else { format!("{browser:?}") };
-            let s = a_student(browser, &drv, NAME, class.port, &join, &nickname)
+            let s = a_student(browser, &drv, Some((NAME, class.port)), &join, &nickname)
                 .await
                 .unwrap_or_else(|e| panic!("{browser:?} student: {e}"));
             summary.push_str(&format!("{browser:?}: {}\n  {}\n  {}\n", s.sent, s.headline, s.worklet));
