@@ -369,6 +369,9 @@ fn the_hub_refuses_what_a_class_does_and_keys_guesses_and_floods_of_classes() {
     assert_bad_inputs_listed("hub", &rows);
 }
 
+/// An acknowledged run: its class's index, its student, when it was acknowledged.
+type Ack = (usize, String, Instant);
+
 /// Posts `n` runs (students of `classes` in turn) from `threads` threads, each to
 /// `ports[i % 2]`, moving on to the other port when an instance does not answer (a load
 /// balancer's retry) and waiting as Retry-After says on a 503; what was acknowledged
@@ -379,10 +382,7 @@ fn burst(
     ports: [u16; 2],
     threads: usize,
     budget: Duration,
-) -> (
-    mpsc::Receiver<(usize, String, Instant)>,
-    Vec<std::thread::JoinHandle<usize>>,
-) {
+) -> (mpsc::Receiver<Ack>, Vec<std::thread::JoinHandle<usize>>) {
     let d = digest("Firefox 140", "isolated", 20_000.0);
     let (tx, rx) = mpsc::channel();
     let jobs: Vec<(usize, usize)> = (0..per_class)

@@ -307,7 +307,7 @@ impl Version {
 /// write a list of these as JSON, and `cargo xtask bench` gathers them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Figure {
-    /// Which of the performance goals it belongs to (1 to 8).
+    /// Which of the performance goals it belongs to (1 to 9).
     pub figure: u8,
     /// What is measured.
     pub name: String,

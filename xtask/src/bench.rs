@@ -9,7 +9,7 @@ use std::time::Duration;
 use ticklab::report::Figure;
 use ticklab_browser::{open, open_phone, serve, wait_done, Browser, Client, StaticHost};
 
-const TITLES: [&str; 8] = [
+const TITLES: [&str; 9] = [
     "Read-cost fidelity (native)",
     "Wasm boundary",
     "Sub-tick precision",
@@ -18,6 +18,7 @@ const TITLES: [&str; 8] = [
     "Fit throughput",
     "Page weight and first result",
     "A class, live",
+    "A hub, many instances",
 ];
 
 /// From navigation to the full lab ready over Slow 4G, cold: the page's goal now that the first
@@ -100,6 +101,12 @@ pub fn run() -> Result<(), String> {
     )));
 
     eprintln!(
+        "\n== [{}] a hub: two instances on one PostgreSQL, 1 000 live views",
+        crate::at()
+    );
+    figures.extend(rt.block_on(crate::hub_bench::figures(&bin, &drivers.chromedriver)));
+
+    eprintln!(
         "\n== [{}] every engine from one command: ticklab browsers",
         crate::at()
     );
@@ -120,6 +127,32 @@ pub fn run() -> Result<(), String> {
     load.after();
 
     write(&root, &figures, &agents, &load)
+}
+
+/// The hub's figures alone, printed: a release `ticklab` carrying the page, Chromium for
+/// the teacher's view.
+pub fn hub() -> Result<(), String> {
+    crate::web::build()?;
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    crate::step(
+        "build the ticklab command",
+        &cargo,
+        &["build", "--release", "-p", "ticklab-native"],
+    )?;
+    let bin = crate::web::target_dir(&crate::workspace_root()).join("release/ticklab");
+    let drivers = crate::browsers::ensure()?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let figures = rt.block_on(crate::hub_bench::figures(&bin, &drivers.chromedriver));
+    for f in &figures {
+        println!("{} | {} | {} | {:?}", f.name, f.target, f.measured, f.ok);
+    }
+    if figures.iter().any(|f| f.ok == Some(false)) {
+        return Err("a hub figure missed its target".into());
+    }
+    Ok(())
 }
 
 /// The figures made of others: wasm against native from the medians just taken, and the

@@ -16,7 +16,7 @@ use ticklab_browser::{open, start_class, Browser, ClassServer};
 pub const SECTION: u8 = 8;
 
 /// A page's digest of `clocks` clocks, the size a real run sends.
-fn digest(clocks: usize) -> Value {
+pub fn digest(clocks: usize) -> Value {
     let clock = |i: usize| {
         json!({
             "cells": [format!("clock {i}"), "100.000 µs, edges jittered", "64.26 ns", "matches the claim"],
@@ -63,7 +63,7 @@ fn now_ms() -> f64 {
 }
 
 /// The value at fraction `q` of sorted `v`.
-fn quantile(v: &[f64], q: f64) -> f64 {
+pub fn quantile(v: &[f64], q: f64) -> f64 {
     let i = ((v.len() - 1) as f64 * q).round() as usize;
     v[i]
 }
@@ -137,15 +137,39 @@ async fn to_screen(
     let db = dir.join("class-screen.sqlite");
     let _ = std::fs::remove_file(&db);
     let class = start_class(bin, &db, 0, &["--no-qr", "--new"]);
+    let d = digest(20);
+    let view = format!(
+        "http://127.0.0.1:{}/class.html#key={}",
+        class.port, class.key
+    );
+    let lags = lags_to_screen(
+        chromedriver,
+        &view,
+        N,
+        Duration::from_millis(100),
+        |i| match post(class.port, &run_body(&class, i, &d))? {
+            201 => Ok(format!("bench-student-{i:05}")),
+            status => Err(format!("a post got {status}")),
+        },
+    )
+    .await?;
+    Ok((quantile(&lags, 0.5), quantile(&lags, 0.95), N))
+}
+
+/// The teacher's view at `view` in Chromium; `n` runs sent by `send` (which names the
+/// student it sent), `gap` apart; the time from each send to its row on the screen (the
+/// page notes when it drew each), in ms, sorted.
+pub async fn lags_to_screen(
+    chromedriver: &Path,
+    view: &str,
+    n: usize,
+    gap: Duration,
+    mut send: impl FnMut(usize) -> Result<String, String>,
+) -> Result<Vec<f64>, String> {
     let s = open(Browser::Chromium, chromedriver, (1280, 1000)).await?;
     let c = &s.client;
     let result = async {
-        c.goto(&format!(
-            "http://127.0.0.1:{}/class.html#key={}",
-            class.port, class.key
-        ))
-        .await
-        .map_err(|e| e.to_string())?;
+        c.goto(view).await.map_err(|e| e.to_string())?;
         let t = Instant::now();
         while c
             .execute("return document.body.dataset.live === 'yes'", vec![])
@@ -158,17 +182,11 @@ async fn to_screen(
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        let d = digest(20);
         let mut sent = Vec::new();
-        for i in 0..N {
-            let body = run_body(&class, i, &d);
+        for i in 0..n {
             let at = now_ms();
-            let status = post(class.port, &body)?;
-            if status != 201 {
-                return Err(format!("a post got {status}"));
-            }
-            sent.push((format!("bench-student-{i:05}"), at));
-            tokio::time::sleep(Duration::from_millis(100)).await;
+            sent.push((send(i)?, at));
+            tokio::time::sleep(gap).await;
         }
         let t = Instant::now();
         let shown = loop {
@@ -176,7 +194,7 @@ async fn to_screen(
                 .execute("return self.ticklabShown", vec![])
                 .await
                 .map_err(|e| e.to_string())?;
-            if v.as_object().is_some_and(|m| m.len() >= N) || t.elapsed() > Duration::from_secs(10)
+            if v.as_object().is_some_and(|m| m.len() >= n) || t.elapsed() > Duration::from_secs(10)
             {
                 break v;
             }
@@ -186,14 +204,14 @@ async fn to_screen(
             .iter()
             .filter_map(|(id, at)| shown[id].as_f64().map(|s| s - at))
             .collect();
-        if lags.len() < N {
+        if lags.len() < n {
             return Err(format!(
-                "{} of {N} runs reached the screen in 10 s",
+                "{} of {n} runs reached the screen in 10 s",
                 lags.len()
             ));
         }
         lags.sort_by(f64::total_cmp);
-        Ok((quantile(&lags, 0.5), quantile(&lags, 0.95), N))
+        Ok(lags)
     }
     .await;
     let _ = c.clone().close().await;

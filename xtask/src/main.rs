@@ -5,6 +5,7 @@ mod browsers;
 mod class_bench;
 mod cross;
 mod dist;
+mod hub_bench;
 mod install;
 mod lab;
 mod load;
@@ -58,8 +59,10 @@ commands:
           imports (fuzz/fuzz_targets/), SECONDS each (default 60) or TARGET alone; the
           corpus grows in fuzz/corpus/, seeded from tests/fuzz/corpus/; a crash is left in
           fuzz/artifacts/ and fails the task; installs cargo-fuzz when missing
-  bench   every performance figure against its target, native and in headless Chromium
-          and Firefox, printed as a table and written to BENCHMARKS.md";
+  bench [hub]
+          every performance figure against its target, native and in headless Chromium,
+          Firefox and WebKit, printed as a table and written to BENCHMARKS.md; `hub` prints
+          the hub's figures alone (two instances on a throwaway PostgreSQL), writing nothing";
 
 fn main() -> ExitCode {
     at();
@@ -85,6 +88,7 @@ fn main() -> ExitCode {
         Some("screenshot") if args.len() == 2 && args[1] == "docs" => shot::docs(),
         Some("screenshot") if (3..=5).contains(&args.len()) => shot::parse_and_run(&args[1..]),
         Some("bench") if args.len() == 1 => bench::run(),
+        Some("bench") if args.len() == 2 && args[1] == "hub" => bench::hub(),
         Some("web") if args.len() == 1 => web::build().map(|_| ()),
         Some("fuzz") if args.len() <= 3 => fuzz(
             args.get(1).map(String::as_str),

@@ -53,7 +53,8 @@ struct Posted {
     student: String,
     #[serde(default)]
     nickname: String,
-    digest: serde_json::Value,
+    /// As sent: the core's reader reads it once.
+    digest: Box<serde_json::value::RawValue>,
 }
 
 impl Named for Posted {
@@ -119,7 +120,7 @@ fn checked<S: ClassStore>(l: &ClassState<S>, p: Posted) -> Result<Submission, Cl
     if nickname.chars().count() > MAX_NICKNAME || nickname.chars().any(char::is_control) {
         return Err(ClassError::Nickname);
     }
-    let mut digest = Digest::from_json(&p.digest.to_string()).map_err(ClassError::Digest)?;
+    let mut digest = Digest::from_json(p.digest.get()).map_err(ClassError::Digest)?;
     digest.from = shown_name(nickname, &p.student);
     Ok(Submission {
         nickname: nickname.to_string(),

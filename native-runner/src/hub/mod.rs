@@ -50,8 +50,28 @@ async fn sweeper(store: PgStore, keep: Duration) {
     }
 }
 
+/// Lets the process hold as many descriptors as the system allows it (the soft limit up
+/// to the hard one): each open live view is a connection.
+fn more_descriptors() {
+    #[cfg(unix)]
+    {
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // Safe: valid pointers to a struct of the right type.
+        unsafe {
+            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
+                lim.rlim_cur = lim.rlim_max;
+                libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+            }
+        }
+    }
+}
+
 pub fn hub(a: HubArgs) -> Result<(), CliError> {
     crate::logs::init(a.log_format);
+    more_descriptors();
     let (site, what) = Site::new(a.root.as_deref(), None)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -253,7 +253,8 @@ pub trait ClassStore: Clone + Send + Sync + 'static {
     /// Closes the class to new submissions; the event's id.
     fn close(&self, class: i64) -> impl Future<Output = Result<i64, StoreError>> + Send;
 
-    /// The class students join with `code`, if there is one.
+    /// The class students join with `code`, if there is one (whether it is closed as of
+    /// when the store last read it: a store may keep what it found).
     fn class_by_code(
         &self,
         code: &str,

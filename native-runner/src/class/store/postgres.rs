@@ -31,13 +31,13 @@ const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [include_str!(
 )];
 
 /// The advisory lock held while migrating: instances started together migrate once.
-const MIGRATION_LOCK: i64 = 0x7469_636b_6c61_62;
+const MIGRATION_LOCK: i64 = 0x0074_6963_6b6c_6162;
 
 /// The channel the write functions NOTIFY on, "CLASS EVENT".
 const CHANNEL: &str = "ticklab_changes";
 
-/// The changes a subscriber may fall behind by before its stream ends.
-const LIVE_BACKLOG: usize = 4096;
+/// The changes of its class a subscriber may fall behind by before its stream ends.
+const LIVE_BACKLOG: usize = 64;
 
 /// How long a request waits for a connection, or a connection to be made, before the
 /// database counts as unavailable.
@@ -68,15 +68,21 @@ struct Inner {
     place: String,
     /// How long a class takes submissions after it is made.
     open_for: Duration,
-    changes: Mutex<broadcast::Sender<(i64, Change)>>,
-    /// How many live views follow each class here: only their changes are read back.
-    watched: Mutex<HashMap<i64, usize>>,
+    /// The live views here, a channel per class they follow: a change is read back only
+    /// for a class watched here, and goes only to that class's views.
+    views: Mutex<HashMap<i64, broadcast::Sender<(i64, Change)>>>,
+    /// The classes found by their code, kept: a code and a key never change, and a post
+    /// to a class closed or deleted since is refused by the database.
+    known: Mutex<HashMap<String, Class>>,
     listening: AtomicBool,
 }
 
 /// A hub's database: the pool, and the listener that tells this instance's live views.
 #[derive(Clone)]
 pub struct PgStore(Arc<Inner>);
+
+/// Most classes kept found by their code (the oldest found go first past it).
+const MOST_KNOWN: usize = 20_000;
 
 /// Held by a subscription: its class counts as watched until it is dropped.
 struct Watch {
@@ -86,13 +92,14 @@ struct Watch {
 
 impl Drop for Watch {
     fn drop(&mut self) {
+        // The subscription's receiver is dropped before this (declared first): a class
+        // none here follows any more stops being read back.
         if let Some(inner) = self.store.upgrade() {
-            let mut w = inner.watched.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some(n) = w.get_mut(&self.class) {
-                *n -= 1;
-                if *n == 0 {
-                    w.remove(&self.class);
-                }
+            let mut v = inner.views.lock().unwrap_or_else(|p| p.into_inner());
+            if v.get(&self.class)
+                .is_some_and(|tx| tx.receiver_count() == 0)
+            {
+                v.remove(&self.class);
             }
         }
     }
@@ -172,8 +179,8 @@ impl PgStore {
             pool,
             place,
             open_for,
-            changes: Mutex::new(broadcast::channel(LIVE_BACKLOG).0),
-            watched: Mutex::new(HashMap::new()),
+            views: Mutex::new(HashMap::new()),
+            known: Mutex::new(HashMap::new()),
             listening: AtomicBool::new(false),
         }));
         store.migrate().await?;
@@ -380,16 +387,19 @@ impl PgStore {
     /// Ends every subscription: what happened meanwhile is read back by event id when the
     /// views come again.
     fn restart_views(&self) {
-        let mut tx = self.0.changes.lock().unwrap_or_else(|p| p.into_inner());
-        *tx = broadcast::channel(LIVE_BACKLOG).0;
+        self.0
+            .views
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
     }
 
     /// Tells the views here the changes `told` (class, event) that they watch.
     async fn tell(&self, told: Vec<(i64, i64)>) -> Result<(), StoreError> {
         let ids: Vec<i64> = {
-            let w = self.0.watched.lock().unwrap_or_else(|p| p.into_inner());
+            let v = self.0.views.lock().unwrap_or_else(|p| p.into_inner());
             told.iter()
-                .filter(|(class, _)| w.contains_key(class))
+                .filter(|(class, _)| v.contains_key(class))
                 .map(|(_, e)| *e)
                 .collect()
         };
@@ -405,10 +415,11 @@ impl PgStore {
                 &[&ids],
             )
             .await?;
-        let tx = self.0.changes.lock().unwrap_or_else(|p| p.into_inner());
+        let v = self.0.views.lock().unwrap_or_else(|p| p.into_inner());
         for r in &rows {
-            if let Some(c) = self.change(r)? {
-                let _ = tx.send((r.get(0), c));
+            let class: i64 = r.get(0);
+            if let (Some(tx), Some(c)) = (v.get(&class), self.change(r)?) {
+                let _ = tx.send((class, c));
             }
         }
         Ok(())
@@ -549,6 +560,16 @@ impl ClassStore for PgStore {
     }
 
     async fn class_by_code(&self, code: &str) -> Result<Option<Class>, StoreError> {
+        let known = self
+            .0
+            .known
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(code)
+            .cloned();
+        if let Some(c) = known.filter(|c| !c.closed) {
+            return Ok(Some(c));
+        }
         let r = self
             .query(
                 "SELECT id, code, key,
@@ -557,12 +578,20 @@ impl ClassStore for PgStore {
                 &[&code, &self.open_secs()],
             )
             .await?;
-        Ok(r.first().map(|r| Class {
+        let found = r.first().map(|r| Class {
             id: r.get(0),
             code: r.get(1),
             key: r.get(2),
             closed: r.get(3),
-        }))
+        });
+        if let Some(c) = &found {
+            let mut known = self.0.known.lock().unwrap_or_else(|p| p.into_inner());
+            if known.len() >= MOST_KNOWN {
+                known.clear();
+            }
+            known.insert(c.code.clone(), c.clone());
+        }
+        Ok(found)
     }
 
     async fn closed(&self, class: i64) -> Result<bool, StoreError> {
@@ -607,18 +636,13 @@ impl ClassStore for PgStore {
     }
 
     fn subscribe(&self, class: i64) -> Subscription {
-        *self
+        let rx = self
             .0
-            .watched
+            .views
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .entry(class)
-            .or_default() += 1;
-        let rx = self
-            .0
-            .changes
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .or_insert_with(|| broadcast::channel(LIVE_BACKLOG).0)
             .subscribe();
         Subscription::watched(
             class,
