@@ -282,9 +282,58 @@ async fn views(a: &HubServer, c: &HubServer) -> Result<Views, String> {
     // Settled before the count: the classes made, the instance idle.
     tokio::time::sleep(Duration::from_millis(500)).await;
     let before = rss_kb(&c.child);
+    let heard_from = open_views(c.port, &made).await?;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let after = rss_kb(&c.child);
+    let per_view_kb = before
+        .zip(after)
+        .map(|(b, a)| (a as f64 - b as f64) / VIEWS as f64);
+    // Each view waits for its put, noting when it came.
+    let listeners: Vec<_> = heard_from
+        .into_iter()
+        .map(|mut s| {
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 65536];
+                let mut got = String::new();
+                loop {
+                    match tokio::time::timeout(Duration::from_secs(30), s.read(&mut buf)).await {
+                        Ok(Ok(n)) if n > 0 => {
+                            got.push_str(&String::from_utf8_lossy(&buf[..n]));
+                            if got.contains("event: put") {
+                                return Some(Instant::now());
+                            }
+                        }
+                        _ => return None,
+                    }
+                }
+            })
+        })
+        .collect();
+    let acked = send_each(a.port, &made).await?;
+    let mut lags = Vec::new();
+    for (i, l) in listeners.into_iter().enumerate() {
+        if let (Ok(Some(heard)), Some(sent)) = (l.await, acked[i]) {
+            lags.push(heard.saturating_duration_since(sent).as_secs_f64() * 1e3);
+        }
+    }
+    if lags.is_empty() {
+        return Err("no view heard its run".into());
+    }
+    lags.sort_by(f64::total_cmp);
+    Ok(Views {
+        per_view_kb,
+        heard: lags.len(),
+        median: quantile(&lags, 0.5),
+        p99: quantile(&lags, 0.99),
+    })
+}
+
+/// A live view of each class in `made` opened on `port`, each past its first event (where
+/// the class stands).
+async fn open_views(port: u16, made: &[Value]) -> Result<Vec<tokio::net::TcpStream>, String> {
     let mut streams = Vec::new();
-    for m in &made {
-        let mut s = tokio::net::TcpStream::connect(("127.0.0.1", c.port))
+    for m in made {
+        let mut s = tokio::net::TcpStream::connect(("127.0.0.1", port))
             .await
             .map_err(|e| e.to_string())?;
         let head = format!(
@@ -318,37 +367,16 @@ async fn views(a: &HubServer, c: &HubServer) -> Result<Views, String> {
         }
         heard_from.push(s);
     }
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let after = rss_kb(&c.child);
-    let per_view_kb = before
-        .zip(after)
-        .map(|(b, a)| (a as f64 - b as f64) / VIEWS as f64);
-    // Each view waits for its put, noting when it came.
-    let listeners: Vec<_> = heard_from
-        .into_iter()
-        .map(|mut s| {
-            tokio::spawn(async move {
-                let mut buf = vec![0u8; 65536];
-                let mut got = String::new();
-                loop {
-                    match tokio::time::timeout(Duration::from_secs(30), s.read(&mut buf)).await {
-                        Ok(Ok(n)) if n > 0 => {
-                            got.push_str(&String::from_utf8_lossy(&buf[..n]));
-                            if got.contains("event: put") {
-                                return Some(Instant::now());
-                            }
-                        }
-                        _ => return None,
-                    }
-                }
-            })
-        })
-        .collect();
+    Ok(heard_from)
+}
+
+/// A run sent to each class in `made` through `port`, 16 at a time: when each was
+/// acknowledged (none when it was not).
+async fn send_each(port: u16, made: &[Value]) -> Result<Vec<Option<Instant>>, String> {
     let codes: Vec<String> = made
         .iter()
         .map(|m| m["code"].as_str().unwrap_or("").to_string())
         .collect();
-    let port = a.port;
     let acked: Vec<Option<Instant>> = tokio::task::spawn_blocking(move || {
         std::thread::scope(|s| {
             let workers: Vec<_> = (0..16)
@@ -383,20 +411,5 @@ async fn views(a: &HubServer, c: &HubServer) -> Result<Views, String> {
     })
     .await
     .map_err(|e| e.to_string())?;
-    let mut lags = Vec::new();
-    for (i, l) in listeners.into_iter().enumerate() {
-        if let (Ok(Some(heard)), Some(sent)) = (l.await, acked[i]) {
-            lags.push(heard.saturating_duration_since(sent).as_secs_f64() * 1e3);
-        }
-    }
-    if lags.is_empty() {
-        return Err("no view heard its run".into());
-    }
-    lags.sort_by(f64::total_cmp);
-    Ok(Views {
-        per_view_kb,
-        heard: lags.len(),
-        median: quantile(&lags, 0.5),
-        p99: quantile(&lags, 0.99),
-    })
+    Ok(acked)
 }
