@@ -6,12 +6,15 @@
 
 pub mod analyze;
 mod browsers;
+// What only the hub uses of the class server's parts goes unused without it.
+#[cfg_attr(not(feature = "hub"), allow(dead_code))]
 mod class;
 mod cli;
 pub mod clocks;
 mod commands;
 mod cpu_wall;
 mod error;
+#[cfg(feature = "hub")]
 mod hub;
 mod logs;
 mod machine;
@@ -41,7 +44,14 @@ pub fn main() -> ExitCode {
         Some(cli::Command::Show(a)) => commands::show(a),
         Some(cli::Command::Serve(a)) => serve::serve(a),
         Some(cli::Command::Class(a)) => class::class(a),
+        #[cfg(feature = "hub")]
         Some(cli::Command::Hub(a)) => hub::hub(a),
+        #[cfg(not(feature = "hub"))]
+        Some(cli::Command::Hub(_)) => Err(CliError::Usage(
+            "this ticklab was built without the hub: build it with the `hub` feature \
+             (cargo install --path native-runner, whose default has it)"
+                .into(),
+        )),
         Some(cli::Command::Browsers(a)) => browsers::browsers(a),
     };
     match result {

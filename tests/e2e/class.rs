@@ -4,6 +4,7 @@
 
 use super::*;
 
+#[cfg(feature = "hub")]
 mod hub;
 mod live;
 

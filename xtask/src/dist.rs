@@ -142,6 +142,11 @@ pub fn build(target: &str, profile: Profile, site: Option<&Path>) -> Result<Path
         ["build"]
     });
     command.args(["-p", "ticklab-native", "--bin", "ticklab", "--locked"]);
+    if macos(target) && !macos(&host) {
+        // zig's stubs have libSystem, not SystemConfiguration, which the hub's PostgreSQL
+        // client links: the Mac build linked here goes without the hub.
+        command.args(["--no-default-features", "--features", "bundled-sqlite"]);
+    }
     if target != host {
         command.args(["--target", target]);
     }

@@ -387,9 +387,11 @@ fn lint(cargo: &str) -> Result<(), String> {
             args.extend(["--lib", "--bins", "--test", "cli", "--profile", "test"]);
         }
         // Without SQLite's C, which needs the target's C compiler (installed only for the
-        // builds below).
+        // builds below); with the hub, which is Rust only.
         args.extend([
             "--no-default-features",
+            "--features",
+            "hub",
             "--target",
             t,
             "--",

@@ -87,6 +87,8 @@ fn qr(url: &str) -> Option<String> {
 }
 
 pub fn class(a: ClassArgs) -> Result<(), CliError> {
+    // A request the database fails is told to the teacher's terminal.
+    crate::logs::init(crate::cli::LogFormat::Text);
     let (mut site, what) = Site::new(a.root.as_deref(), a.report.as_deref())?;
     let store = SqliteStore::open(&a.db)?;
     let (code, key) = (new_code()?, new_key()?);

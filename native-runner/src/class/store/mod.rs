@@ -4,6 +4,7 @@
 //! class` is [`sqlite::SqliteStore`], the PostgreSQL database of `ticklab hub`
 //! [`postgres::PgStore`]; every store passes the same suite ([`suite`]).
 
+#[cfg(feature = "hub")]
 pub mod postgres;
 pub mod sqlite;
 
