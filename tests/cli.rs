@@ -653,3 +653,25 @@ fn ctrl_c_keeps_what_was_measured() {
     let report = Report::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!((report.interruption, report.clocks.len()), (None, 1));
 }
+
+/// `ticklab` alone measures nothing: it says what to try first, each a command there is.
+#[test]
+fn ticklab_alone_says_what_to_try_first() {
+    let said = stdout_of(&[]);
+    assert!(said.contains("Try first"), "{said}");
+    let help = stdout_of(&["help"]);
+    let tried: Vec<&str> = said
+        .lines()
+        .filter_map(|l| l.strip_prefix("  ticklab "))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(tried.len() >= 5, "{said}");
+    for command in tried {
+        if command != "help" {
+            assert!(
+                help.contains(&format!("  {command} ")),
+                "`ticklab {command}` is no command:\n{help}"
+            );
+        }
+    }
+}

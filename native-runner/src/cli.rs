@@ -20,11 +20,26 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
+/// What `ticklab` alone prints: what to try first.
+pub const FIRST_STEPS: &str = "\
+ticklab measures clocks: their real tick, what a read costs, how long to time.
+
+Try first:
+  ticklab run            every clock of this machine, its tick against its claim (a few seconds)
+  ticklab serve          the web lab at http://127.0.0.1:8000/: this browser's clocks
+  ticklab browsers       this machine and every browser installed here, in one table
+  ticklab analyze FILE   the tick of timings measured elsewhere (a column of numbers, Criterion, hyperfine...)
+  ticklab class          a class, live: students join from their phones
+
+ticklab help            every command; ticklab <command> --help for one
+The guide: https://github.com/ticklab/ticklab/tree/main/docs
+";
+
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// The clocks, their units and claimed resolutions, and which run here.
     List(ListArgs),
-    /// Tick, overhead and a fit on every clock, and a summary table (the default).
+    /// Tick, overhead and a fit on every clock, and a summary table.
     Run(RunArgs),
     /// The tick (resolution) of clocks, beside their claims.
     Tick(ExperimentArgs),

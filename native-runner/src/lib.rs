@@ -33,7 +33,10 @@ pub use error::CliError;
 pub fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     let result = match cli.command {
-        None => commands::run(cli::RunArgs::default()),
+        None => {
+            print!("{}", cli::FIRST_STEPS);
+            Ok(())
+        }
         Some(cli::Command::List(a)) => commands::list(a),
         Some(cli::Command::Run(a)) => commands::run(a),
         Some(cli::Command::Tick(a)) => commands::tick(a),
