@@ -506,9 +506,6 @@ export async function start({ stopHeadline, takeOver, runAsked }) {
     drop.classList.remove("over");
     loadFiles(e.dataTransfer.files);
   });
-  drop.addEventListener("keydown", (e) => {
-    if (e.key === "Enter" || e.key === " ") { e.preventDefault(); $("native-file").click(); }
-  });
   renderDetail();
   renderCompare();
   const params = new URLSearchParams(location.search);

@@ -35,7 +35,10 @@ async function call(path, options = {}) {
 async function showPlot() {
   try {
     const n = rows.size;
-    const blob = await (await call("class/plot.svg")).blob();
+    const r = await call("class/plot.svg");
+    // The server says the plot in words, for whoever cannot see it.
+    $("class-plot").alt = decodeURIComponent(r.headers.get("x-ticklab-alt") || "") || $("class-plot").alt;
+    const blob = await r.blob();
     if (plotUrl) URL.revokeObjectURL(plotUrl);
     plotUrl = URL.createObjectURL(blob);
     $("class-plot").src = plotUrl;

@@ -203,6 +203,7 @@ fn tick<DB: DrawingBackend>(
     }
 }
 
+mod alt;
 mod class;
 mod common;
 mod fit;
@@ -210,6 +211,7 @@ mod overhead;
 mod raw;
 mod sorted;
 
+pub use alt::*;
 pub use class::*;
 use common::*;
 pub use fit::*;

@@ -15,6 +15,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod access;
 mod class;
 mod death;
 mod documented;

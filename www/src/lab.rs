@@ -283,6 +283,7 @@ impl Lab {
             self.state.result(ClockId::parse(id).map_err(js_err)?)
         }
         .ok_or_else(|| js_err(format!("{id}: not measured")))?;
+        described(&canvas, &ticklab_plot::describe(c, view))?;
         let root = Sharp::on(canvas)?.into_drawing_area();
         root.fill(&WHITE)
             .map_err(|e| js_err(ticklab_plot::fail(e)))?;
@@ -362,10 +363,15 @@ impl Lab {
         );
         let levels: Vec<f64> = a.bands.iter().map(|b| b.level).collect();
         let tick = a.estimate.as_ref().filter(|e| e.found()).map(|e| e.tick);
+        let view = View::parse(view, 0).map_err(js_err)?;
+        described(
+            &canvas,
+            &ticklab_plot::describe_values(values, &levels, tick, unit, view),
+        )?;
         let root = Sharp::on(canvas)?.into_drawing_area();
         root.fill(&WHITE)
             .map_err(|e| js_err(ticklab_plot::fail(e)))?;
-        match View::parse(view, 0).map_err(js_err)? {
+        match view {
             View::Raw => ticklab_plot::raw_banded(&root, values, &levels, tick, unit),
             View::Sorted => ticklab_plot::sorted(&root, values, unit),
             View::DiffSorted => ticklab_plot::diff_sorted(&root, values, unit),
@@ -418,6 +424,18 @@ impl Lab {
     pub fn crossings(&self) -> Result<JsValue, JsError> {
         to_js(&self.state.crossings())
     }
+}
+
+/// Gives `canvas` its text alternative: an image (to assistive technology) named by what
+/// the plot shows.
+fn described(canvas: &HtmlCanvasElement, words: &str) -> Result<(), JsError> {
+    let set = |k: &str, v: &str| {
+        canvas
+            .set_attribute(k, v)
+            .map_err(|_| js_err("a canvas refused its text alternative"))
+    };
+    set("role", "img")?;
+    set("aria-label", words)
 }
 
 /// Every message between the page and a lab worker, by kind, written as the `kind` field

@@ -5,6 +5,7 @@ mod browsers;
 mod class_bench;
 mod cross;
 mod dist;
+mod guide;
 mod hub_bench;
 mod install;
 mod lab;
@@ -53,6 +54,8 @@ commands:
           .sha256 beside it, and the shell and PowerShell installers; builds the page first
           unless --site names a built one; --tag fails unless it is this version's
   web     build the page (www/pkg) and print the size of its wasm and JavaScript
+  guide   build the guide (docs/, an mdBook) into target/guide and check every link in it;
+          installs mdBook when missing
   fuzz [SECONDS [TARGET]]
           coverage-guided fuzzing (cargo-fuzz, libFuzzer) of analyze's input in every
           format, the tick estimators, the fits, report import and the class comparison's
@@ -90,6 +93,7 @@ fn main() -> ExitCode {
         Some("bench") if args.len() == 1 => bench::run(),
         Some("bench") if args.len() == 2 && args[1] == "hub" => bench::hub(),
         Some("web") if args.len() == 1 => web::build().map(|_| ()),
+        Some("guide") if args.len() == 1 => guide::build().map(|_| ()),
         Some("fuzz") if args.len() <= 3 => fuzz(
             args.get(1).map(String::as_str),
             args.get(2).map(String::as_str),
@@ -401,6 +405,7 @@ fn lint(cargo: &str) -> Result<(), String> {
         step("check the native runner for another platform", cargo, &args)?;
     }
     workflows()?;
+    guide::build()?;
     step(
         // The core too: clippy lints every workspace crate the page builds.
         "clippy (wasm32 page and core, with the benchmark's figures)",
@@ -465,6 +470,7 @@ fn workspace_tests(cargo: &str) -> Result<(browsers::Drivers, u64, u64), String>
     let emulated = cross::build()?;
     let windows = cross::windows()?;
     let archives = dist::dev_archives()?.to_string_lossy().to_string();
+    let axe = tools::axe()?.to_string_lossy().to_string();
     let (windows_dir, wine64) = (
         windows.dir.to_string_lossy().to_string(),
         windows.wine64.to_string_lossy().to_string(),
@@ -494,6 +500,7 @@ fn workspace_tests(cargo: &str) -> Result<(browsers::Drivers, u64, u64), String>
             ("TICKLAB_WINDOWS", windows_dir.as_str()),
             ("WINE64", wine64.as_str()),
             ("TICKLAB_DIST", archives.as_str()),
+            ("TICKLAB_AXE", axe.as_str()),
         ],
     )?;
     Ok((drivers, passed, failed))

@@ -103,3 +103,34 @@ fn pip(packages: &[&str]) -> Result<(), String> {
     args.extend(packages);
     crate::step("install from PyPI", "python3", &args)
 }
+
+/// npm's axe-core, the accessibility checker the end-to-end tests run in the page, pinned.
+const AXE_CORE: &str = "4.14.1";
+
+/// axe-core's script, installed with npm into target/axe when missing or another version.
+pub fn axe() -> Result<PathBuf, String> {
+    let dir = crate::web::target_dir(&crate::workspace_root()).join("axe");
+    let package = dir.join("node_modules/axe-core");
+    let script = package.join("axe.min.js");
+    let version = std::fs::read_to_string(package.join("package.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| v["version"].as_str().map(String::from));
+    if !script.is_file() || version.as_deref() != Some(AXE_CORE) {
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        crate::step(
+            "install axe-core (npm)",
+            "npm",
+            &[
+                "install",
+                "--prefix",
+                &dir.to_string_lossy(),
+                "--no-save",
+                "--no-audit",
+                "--no-fund",
+                &format!("axe-core@{AXE_CORE}"),
+            ],
+        )?;
+    }
+    Ok(script)
+}

@@ -18,6 +18,9 @@ pub const CLOSE: &str = "/class/close";
 /// `POST` `{"student": ID}`: that student's row goes.
 pub const REMOVE: &str = "/class/remove";
 
+/// The header of `PLOT_SVG`'s answer that says the plot in words (percent-encoded), the
+/// image's text alternative.
+pub const ALT_HEADER: &str = "x-ticklab-alt";
 /// `GET`: a hub's terms (how long a class is open, how long kept); only a hub answers,
 /// which is how the page knows to offer "Start a class".
 pub const HUB_TERMS: &str = "/hub/terms";

@@ -382,7 +382,18 @@ async fn plot_svg<S: ClassStore>(
         area.present()
             .map_err(|e| ClassError::Output(format!("{e:?}")))?;
     }
-    Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg))
+    // The plot in words, for the image's text alternative (percent-encoded: a header is
+    // ASCII, the words need not be).
+    let words = ticklab_plot::describe_class(PLOTTED, &groups);
+    let alt = percent_encoding::utf8_percent_encode(&words, percent_encoding::NON_ALPHANUMERIC)
+        .to_string();
+    Ok((
+        [
+            (header::CONTENT_TYPE, "image/svg+xml".to_string()),
+            (header::HeaderName::from_static(paths::ALT_HEADER), alt),
+        ],
+        svg,
+    ))
 }
 
 /// `GET /class/join.svg`: the first join URL's QR code, for the projector.
