@@ -165,7 +165,8 @@ async fn class_states(
 
 /// Chromium told the system prefers a dark theme and less motion: the page turns dark (and
 /// axe-core's contrast rules still pass), its plots stay on white, and nothing on it moves
-/// but the CSS clock no one sees. A screenshot lands in target/e2e/dark.png.
+/// but the CSS clock no one sees. Screenshots land in target/e2e/dark.png and
+/// dark-plots.png.
 async fn dark_and_still(driver: &Path, url: &str, axe: &str) -> Result<Vec<String>, String> {
     let s = open(Browser::Chromium, driver, (1280, 2000)).await?;
     let c = &s.client;
@@ -195,10 +196,14 @@ async fn dark_and_still(driver: &Path, url: &str, axe: &str) -> Result<Vec<Strin
         if v[2] != 0 {
             found.push(format!("{} animations run with reduced motion asked for", v[2]));
         }
+        let dir = target().join("e2e");
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
         let png = c.screenshot().await.map_err(|e| e.to_string())?;
-        let shot = target().join("e2e").join("dark.png");
-        std::fs::create_dir_all(shot.parent().unwrap()).map_err(|e| e.to_string())?;
-        std::fs::write(&shot, png).map_err(|e| e.to_string())?;
+        std::fs::write(dir.join("dark.png"), png).map_err(|e| e.to_string())?;
+        // And its plots, on their white panels.
+        js(c, "document.getElementById('plot-raw').scrollIntoView(); return 0").await?;
+        let png = c.screenshot().await.map_err(|e| e.to_string())?;
+        std::fs::write(dir.join("dark-plots.png"), png).map_err(|e| e.to_string())?;
         Ok(found)
     }
     .await;

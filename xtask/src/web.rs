@@ -20,8 +20,10 @@ use crate::{step, workspace_root, WASM};
 /// printed doubles, one-column CSVs, the crossing's blocks (366 KB: 3.8 KB, about 80 ms),
 /// then for the code in units of at most 120 lines (367 KB: the tick experiment's rounds as
 /// a struct's methods cost 0.4 KB in each module that runs one, the caveats' words by
-/// subject 0.3 KB; measured one change at a time, 365.1 KB before them).
-pub const BUDGET_GZ_BYTES: u64 = 367 * 1000;
+/// subject 0.3 KB; measured one change at a time, 365.1 KB before them), then for a page
+/// everyone can use and a hub (370 KB: every plot's words for its text alternative, the
+/// dark theme, "Start a class": 2.1 KB, 366.2 KB before them).
+pub const BUDGET_GZ_BYTES: u64 = 370 * 1000;
 
 /// Budget for the first answer's module (wasm and JavaScript), gzipped: what a phone
 /// downloads before the headline.

@@ -158,7 +158,8 @@ pub fn class(a: ClassArgs) -> Result<(), CliError> {
             println!(
                 "listening on {local}: every machine that reaches this one on these networks \
                  can open the page and, with the code, send a run; the page there is plain \
-                 http, so coarser clocks (the README's \"A class, live\" says which)"
+                 http, so coarser clocks (the guide's \"A class, live\" says which; a hub, over \
+                 HTTPS, measures the finer ones)"
             );
         }
         println!(

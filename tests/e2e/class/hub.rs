@@ -26,6 +26,10 @@ fn a_class_started_on_a_hub_takes_three_engines_through_the_other_instance() {
         wait_for(c, "return document.body.dataset.hub === 'yes'", Duration::from_secs(30))
             .await
             .unwrap_or_else(|e| panic!("the page on a hub offers no class: {e}"));
+        js(c, "document.getElementById('hub').scrollIntoView(); return 0").await.unwrap();
+        let shot = target().join("e2e").join("hub-start.png");
+        std::fs::create_dir_all(shot.parent().unwrap()).unwrap();
+        std::fs::write(&shot, c.screenshot().await.unwrap()).unwrap();
         let terms = js(c, "return document.getElementById('hub-terms').textContent").await.unwrap();
         assert!(terms.as_str().unwrap().contains("deleted 30 days after it closes"), "{terms}");
         js(c, "document.getElementById('hub-start').click(); return 0").await.unwrap();
