@@ -86,6 +86,15 @@ fn readings(c: &Caveat) -> Option<String> {
             share,
         } => {
             let too_busy = matches!(c, Caveat::TooBusy { .. });
+            if too_busy && *intervals == 0 {
+                return Some(format!(
+                    "the machine was too busy to tell: the lab was not running for much of \
+                     the run ({}), and no grid fits the {of} intervals it saw (a reading that \
+                     was not running may miss a step); run it again on a quieter machine (or \
+                     for longer)",
+                    gap_figures(*gaps, *lost_s, *longest_s, *share)
+                ));
+            }
             format!(
                 "{}{intervals} of {of} intervals straddled times the lab was not running ({}), \
                  and a reading that was not running may miss a step: {}",

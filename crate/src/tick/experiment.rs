@@ -59,6 +59,14 @@ fn dither_range<C: Clock + ?Sized>(clock: &mut C, run: &mut Run<'_>) -> (u64, bo
 /// closes is that wait's alone, so a gap is put in the wait it happened in.
 const STAMP_READS: u64 = 64;
 
+/// The share of a run the gaps may take before an answer that finds no grid (only the
+/// data's own step) is "too busy to tell": an idle machine loses under 1 %.
+pub const NO_GRID_BUSY_SHARE: f64 = 0.25;
+
+/// How many ticks the shortest interval may span before a tick found only as their common
+/// divisor is no evidence of the clock's step (a fine clock's shortest span a few).
+const UNFOUNDED_RATIO: f64 = 1000.0;
+
 /// Fewest edges, none broken by a gap, a tick rests on: fewer give at most a bound, and in a
 /// starved run no figure at all ("too busy to tell").
 pub const MIN_EDGES: u64 = 10;
@@ -344,15 +352,33 @@ fn starving(
 ) -> Result<Starving> {
     let mut estimate = estimate_clock(info, all, &opts.estimator)?;
     let (mut caveats, mut too_busy) = (Vec::new(), false);
+    let (lost_s, longest_s) = (gaps.lost_s, gaps.longest_s);
+    let share = gaps.share().unwrap_or(0.0);
     if set_aside == 0 {
+        // No interval straddled a gap that hid a tick, yet the gaps took much of the run
+        // and the tick is no more than the GCD of intervals a thousand times longer (a
+        // 4 ms coarse clock beside two busy loops once gave 1 ns, "finer than claimed"):
+        // the reader missed updates in ways no single interval shows. Too busy to tell.
+        let unfounded =
+            !estimate.found() || estimate.smallest_nonzero >= UNFOUNDED_RATIO * estimate.tick;
+        if share >= NO_GRID_BUSY_SHARE && unfounded {
+            estimate.reliable = false;
+            caveats.push(Caveat::TooBusy {
+                intervals: 0,
+                of,
+                gaps: gaps.count,
+                lost_s,
+                longest_s,
+                share,
+            });
+            too_busy = true;
+        }
         return Ok(Starving {
             estimate,
             caveats,
             too_busy,
         });
     }
-    let (lost_s, longest_s) = (gaps.lost_s, gaps.longest_s);
-    let share = gaps.share().unwrap_or(0.0);
     match estimate_clock(info, &rest(), &opts.estimator) {
         // A handful of edges between the gaps is no tick (WebKit's performance.now once
         // 183 ms beside two busy loops): below MIN_EDGES the machine was too busy.
@@ -546,4 +572,56 @@ fn unstarved(
         }
     }
     rest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::{ClockKind, CountPeriod, Ratio};
+    use crate::run::{Budget, Gaps};
+
+    /// Intervals of 4 to 20 ms on no grid coarser than 1 ns (a generator's, seeded): what
+    /// a reader that was not running for half the run may see of a coarse clock.
+    fn off_grid() -> Vec<u64> {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        (0..40)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                4_000_000 + x % 16_000_000
+            })
+            .collect()
+    }
+
+    fn gaps(lost_s: f64) -> Gaps {
+        Gaps {
+            count: 38,
+            lost_s,
+            longest_s: 0.009,
+            watched_s: 0.3,
+        }
+    }
+
+    /// No grid fits and the gaps took half the run: too busy to tell, with the reason; the
+    /// same intervals on a quiet run give the data's step, as they should.
+    #[test]
+    fn no_grid_on_a_run_half_lost_is_too_busy_not_the_data_s_step() {
+        let period = CountPeriod::Exact {
+            ns: Ratio::new(1, 1).unwrap(),
+        };
+        let info = ClockInfo::new("coarse", ClockKind::Monotonic, period);
+        let opts = TickOptions::new(Budget::new(1.0, 1000).unwrap());
+        let all = off_grid();
+        let busy = starving(&info, &all, Vec::new, 0, 40, 0, &gaps(0.15), &opts).unwrap();
+        assert!(busy.too_busy);
+        assert!(matches!(
+            busy.caveats[..],
+            [Caveat::TooBusy { intervals: 0, .. }]
+        ));
+        let words = crate::present::caveat(&busy.caveats[0]);
+        assert!(words.contains("no grid fits the 40 intervals"), "{words}");
+        let quiet = starving(&info, &all, Vec::new, 0, 40, 0, &gaps(0.001), &opts).unwrap();
+        assert!(!quiet.too_busy && quiet.caveats.is_empty());
+    }
 }
