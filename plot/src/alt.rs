@@ -153,19 +153,10 @@ pub fn describe(c: &ClockReport, view: View) -> String {
         },
         tick_view => match &c.tick {
             Some(t) => {
-                let src = if t.timings_sample.is_empty() {
-                    &t.edge_intervals
-                } else {
-                    &t.timings_sample
-                };
-                let counts: Vec<f64> = src.iter().map(|&x| x as f64).collect();
-                let s = Scale::readable(t.ns_per_count, &counts);
-                let v: Vec<f64> = counts.iter().map(|&x| x * s.factor).collect();
-                let levels: Vec<f64> = t.bands.iter().map(|b| b.level * s.factor).collect();
-                let tick = Some(t.estimate.tick * s.factor);
+                let d = TickData::of(t);
                 format!(
                     "{name}: {}",
-                    describe_values(&v, &levels, tick, s.unit, tick_view)
+                    describe_values(&d.values, &d.levels, d.tick, d.unit, tick_view)
                 )
             }
             None => format!("{name}: no tick measured."),

@@ -182,24 +182,40 @@ fn tick<DB: DrawingBackend>(
     t: &TickResult,
     view: View,
 ) -> PlotResult {
-    let src = if t.timings_sample.is_empty() {
-        &t.edge_intervals
-    } else {
-        &t.timings_sample
-    };
-    let counts: Vec<f64> = src.iter().map(|&x| x as f64).collect();
-    let s = Scale::readable(t.ns_per_count, &counts);
-    let v: Vec<f64> = counts.iter().map(|&x| x * s.factor).collect();
+    let d = TickData::of(t);
     match view {
-        View::Raw => {
-            let levels: Vec<f64> = t.bands.iter().map(|b| b.level * s.factor).collect();
-            let tick = Some(t.estimate.tick * s.factor).filter(|t| t.is_finite() && *t > 0.0);
-            raw_banded(area, &v, &levels, tick, s.unit)
+        View::Raw => raw_banded(area, &d.values, &d.levels, d.tick, d.unit),
+        View::Sorted => sorted(area, &d.values, d.unit),
+        View::DiffSorted => diff_sorted(area, &d.values, d.unit),
+        View::Histogram => histogram(area, &d.values, 60, d.unit),
+        _ => raw(area, &d.values, d.unit),
+    }
+}
+
+/// What the tick's views show, in a readable unit: the timings (or a sampled clock's
+/// intervals), the bands' levels, the tick, the unit.
+pub(crate) struct TickData {
+    pub(crate) values: Vec<f64>,
+    pub(crate) levels: Vec<f64>,
+    pub(crate) tick: Option<f64>,
+    pub(crate) unit: &'static str,
+}
+
+impl TickData {
+    pub(crate) fn of(t: &TickResult) -> Self {
+        let src = if t.timings_sample.is_empty() {
+            &t.edge_intervals
+        } else {
+            &t.timings_sample
+        };
+        let counts: Vec<f64> = src.iter().map(|&x| x as f64).collect();
+        let s = Scale::readable(t.ns_per_count, &counts);
+        Self {
+            values: counts.iter().map(|&x| x * s.factor).collect(),
+            levels: t.bands.iter().map(|b| b.level * s.factor).collect(),
+            tick: Some(t.estimate.tick * s.factor).filter(|t| t.is_finite() && *t > 0.0),
+            unit: s.unit,
         }
-        View::Sorted => sorted(area, &v, s.unit),
-        View::DiffSorted => diff_sorted(area, &v, s.unit),
-        View::Histogram => histogram(area, &v, 60, s.unit),
-        _ => raw(area, &v, s.unit),
     }
 }
 

@@ -4,7 +4,7 @@
 //! server's memory holding a class of 500.
 
 use std::io::{Read, Write};
-use std::net::TcpStream;
+use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::path::Path;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -34,21 +34,45 @@ pub fn digest(clocks: usize) -> Value {
 
 /// POSTs a run and returns the status.
 fn post(port: u16, body: &str) -> Result<u16, String> {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).map_err(|e| e.to_string())?;
+    request(Ipv4Addr::LOCALHOST, port, "POST", "/class/runs", body).map(|(s, _)| s)
+}
+
+/// One request from `from` (any loopback address) to `port`: the status and the body.
+pub fn request(
+    from: Ipv4Addr,
+    port: u16,
+    method: &str,
+    path: &str,
+    body: &str,
+) -> Result<(u16, String), String> {
+    let s = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)
+        .map_err(|e| e.to_string())?;
+    s.bind(&SocketAddr::new(from.into(), 0).into())
+        .map_err(|e| e.to_string())?;
+    s.connect(&SocketAddr::new(Ipv4Addr::LOCALHOST.into(), port).into())
+        .map_err(|e| e.to_string())?;
+    let mut s: TcpStream = s.into();
     s.set_read_timeout(Some(Duration::from_secs(30)))
         .map_err(|e| e.to_string())?;
     write!(
         s,
-        "POST /class/runs HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        "{method} {path} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     )
     .map_err(|e| e.to_string())?;
     let mut out = String::new();
     s.read_to_string(&mut out).map_err(|e| e.to_string())?;
-    out.split_whitespace()
+    let status = out
+        .split_whitespace()
         .nth(1)
         .and_then(|c| c.parse().ok())
-        .ok_or_else(|| format!("no status in {out:?}"))
+        .ok_or_else(|| format!("no status in {out:?}"))?;
+    Ok((
+        status,
+        out.split_once("\r\n\r\n")
+            .map_or("", |(_, b)| b)
+            .to_string(),
+    ))
 }
 
 fn run_body(class: &ClassServer, student: usize, d: &Value) -> String {

@@ -4,8 +4,7 @@
 //! other (the view in headless Chromium); the memory an open live view costs, and 1 000
 //! live views held by one instance, each hearing a run sent to the other.
 
-use std::io::{Read, Write};
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::Ipv4Addr;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -15,7 +14,7 @@ use ticklab_browser::postgres::Cluster;
 use ticklab_browser::{start_hub, HubServer};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::class_bench::{digest, lags_to_screen, quantile};
+use crate::class_bench::{digest, lags_to_screen, quantile, request};
 
 /// The section of BENCHMARKS.md these figures are in.
 pub const SECTION: u8 = 9;
@@ -30,44 +29,6 @@ const VIEWS: usize = 1000;
 /// The loopback address a class's school posts from.
 fn school(i: usize) -> Ipv4Addr {
     Ipv4Addr::new(127, 3, (i / 250) as u8, (i % 250 + 1) as u8)
-}
-
-/// One request from `from` to `port`: the status and the body.
-fn request(
-    from: Ipv4Addr,
-    port: u16,
-    method: &str,
-    path: &str,
-    body: &str,
-) -> Result<(u16, String), String> {
-    let s = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)
-        .map_err(|e| e.to_string())?;
-    s.bind(&SocketAddr::new(from.into(), 0).into())
-        .map_err(|e| e.to_string())?;
-    s.connect(&SocketAddr::new(Ipv4Addr::LOCALHOST.into(), port).into())
-        .map_err(|e| e.to_string())?;
-    let mut s: std::net::TcpStream = s.into();
-    s.set_read_timeout(Some(Duration::from_secs(30)))
-        .map_err(|e| e.to_string())?;
-    write!(
-        s,
-        "{method} {path} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .map_err(|e| e.to_string())?;
-    let mut out = String::new();
-    s.read_to_string(&mut out).map_err(|e| e.to_string())?;
-    let status = out
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    Ok((
-        status,
-        out.split_once("\r\n\r\n")
-            .map_or("", |(_, b)| b)
-            .to_string(),
-    ))
 }
 
 /// `n` classes made on `port`, thirty an address (the hub's limit an hour).

@@ -240,14 +240,7 @@ impl ClassStore for SqliteStore {
             .query_row(
                 "SELECT id, code, key, closed FROM class WHERE code = ?1 ORDER BY id DESC LIMIT 1",
                 [code],
-                |r| {
-                    Ok(Class {
-                        id: r.get(0)?,
-                        code: r.get(1)?,
-                        key: r.get(2)?,
-                        closed: r.get::<_, i64>(3)? != 0,
-                    })
-                },
+                class_of,
             )
             .optional()
             .map_err(|e| self.sql(e))
@@ -416,6 +409,16 @@ fn apply(tx: &rusqlite::Transaction<'_>, job: &Job) -> Result<Outcome, rusqlite:
     })
 }
 
+/// A class from a row of (id, code, key, closed).
+fn class_of(r: &rusqlite::Row<'_>) -> Result<Class, rusqlite::Error> {
+    Ok(Class {
+        id: r.get(0)?,
+        code: r.get(1)?,
+        key: r.get(2)?,
+        closed: r.get::<_, i64>(3)? != 0,
+    })
+}
+
 /// The latest class, or a new one when there is none or `fresh` asks for another.
 fn open_class(
     tx: &rusqlite::Transaction<'_>,
@@ -428,14 +431,7 @@ fn open_class(
             .query_row(
                 "SELECT id, code, key, closed FROM class ORDER BY id DESC LIMIT 1",
                 [],
-                |r| {
-                    Ok(Class {
-                        id: r.get(0)?,
-                        code: r.get(1)?,
-                        key: r.get(2)?,
-                        closed: r.get::<_, i64>(3)? != 0,
-                    })
-                },
+                class_of,
             )
             .optional()?;
         if let Some(found) = found {
