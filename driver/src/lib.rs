@@ -11,7 +11,7 @@ pub use fantoccini::error::CmdError;
 use fantoccini::error::NewSessionError;
 use fantoccini::wd::WebDriverCompatibleCommand;
 use fantoccini::ClientBuilder;
-pub use fantoccini::{Client, Locator};
+pub use fantoccini::{actions, key, Client, Locator};
 use serde_json::json;
 
 mod locate;

@@ -47,6 +47,75 @@ async fn violations(c: &Client, axe: &str, state: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Every control a visitor can use (visible, enabled, in the tab order), as the keyboard
+/// walk names them.
+const CONTROLS: &str = "const name = (e) => e.id || (e.tagName + ':' + (e.getAttribute('aria-label') || e.textContent || e.name || '').trim().slice(0, 40));
+    self.ticklabControlName = name;
+    return [...document.querySelectorAll('button, input, select, textarea, a[href], [tabindex]')]
+      .filter(e => !e.disabled && e.tabIndex >= 0 && e.type !== 'hidden'
+        && e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden')
+      .map(name)";
+
+/// The keyboard alone: Tab from the top reaches every control, and each shows where the
+/// focus is (an outline at least 2 px wide, or a shadow), judged where the browser matches
+/// :focus at all (`must_judge`: Chromium does, headless).
+async fn keyboard(c: &Client, state: &str, must_judge: bool) -> Result<Vec<String>, String> {
+    use std::collections::HashSet;
+    use ticklab_browser::actions::{InputSource, KeyAction, KeyActions};
+    use ticklab_browser::key::Key;
+    let want: Vec<String> =
+        serde_json::from_value(js(c, CONTROLS).await?).map_err(|e| e.to_string())?;
+    js(
+        c,
+        "document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0); return 0",
+    )
+    .await?;
+    let (mut reached, mut found, mut judged) = (HashSet::new(), Vec::new(), 0);
+    for _ in 0..want.len() + 20 {
+        let tab = KeyActions::new("keyboard".into())
+            .then(KeyAction::Down {
+                value: Key::Tab.into(),
+            })
+            .then(KeyAction::Up {
+                value: Key::Tab.into(),
+            });
+        c.perform_actions(tab).await.map_err(|e| e.to_string())?;
+        let v = js(
+            c,
+            "const e = document.activeElement, s = getComputedStyle(e);
+             return [e === document.body ? '' : self.ticklabControlName(e),
+                     (s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2) || s.boxShadow !== 'none',
+                     e.matches(':focus')]",
+        )
+        .await?;
+        let name = v[0].as_str().unwrap_or("").to_string();
+        if name.is_empty() {
+            continue;
+        }
+        // A headless window the system has not focused matches no :focus (headless
+        // Firefox): the focus's look is judged where the browser shows it at all.
+        if v[2] == true {
+            judged += 1;
+            if v[1] != true {
+                found.push(format!(
+                    "{state}: {name} takes the focus with nothing to show it"
+                ));
+            }
+        }
+        reached.insert(name);
+    }
+    if must_judge && judged == 0 {
+        found.push(format!(
+            "{state}: no control matched :focus under the keyboard"
+        ));
+    }
+    let missed: Vec<&String> = want.iter().filter(|w| !reached.contains(*w)).collect();
+    if !missed.is_empty() {
+        found.push(format!("{state}: Tab never reaches {missed:?}"));
+    }
+    Ok(found)
+}
+
 /// The page's states in one browser: each state's violations.
 async fn page_states(
     browser: Browser,
@@ -62,6 +131,7 @@ async fn page_states(
         c.goto(url).await.map_err(|e| e.to_string())?;
         wait_ready(c).await?;
         found.extend(violations(c, axe, "the page, before a run").await);
+        found.extend(keyboard(c, "the page, before a run", browser == Browser::Chromium).await?);
         c.goto(&format!("{url}?run")).await.map_err(|e| e.to_string())?;
         let state = wait_done(c, Duration::from_secs(240)).await?;
         if state != "done" {
