@@ -113,9 +113,11 @@ fn checked<S: ClassStore>(l: &ClassState<S>, p: Posted) -> Result<Submission, Cl
     if !student_id_ok(&p.student) {
         return Err(ClassError::StudentId);
     }
-    l.per_student
-        .take(&p.student, Instant::now())
-        .map_err(|wait| ClassError::StudentTooFast { wait })?;
+    // Counted once the store answered (in `submit`): a post the database could not take
+    // (503) is asked again, and is no flood.
+    if let Some(wait) = l.per_student.full(&p.student, Instant::now()) {
+        return Err(ClassError::StudentTooFast { wait });
+    }
     let nickname = p.nickname.trim();
     if nickname.chars().count() > MAX_NICKNAME || nickname.chars().any(char::is_control) {
         return Err(ClassError::Nickname);
@@ -148,8 +150,10 @@ async fn submit<S: ClassStore>(
     }
     let class = class_of(&l, &p.code, from).await?;
     let s = checked(&l, p)?;
-    let name = s.digest.from.clone();
-    match l.store.put(class.id, s).await? {
+    let (name, student) = (s.digest.from.clone(), s.student.clone());
+    let put = l.store.put(class.id, s).await?;
+    let _ = l.per_student.take(&student, Instant::now());
+    match put {
         Ok(row) => Ok((
             axum::http::StatusCode::CREATED,
             Json(Stored {
