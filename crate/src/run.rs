@@ -478,6 +478,19 @@ impl<'a> Run<'a> {
         self.watch.judge()
     }
 
+    /// Seconds since the experiment started, read inside a watched stretch without closing
+    /// it: a mark of where a piece of the loop's work began or ended (a block's own span),
+    /// which the watch of gaps does not see.
+    pub fn mark(&mut self) -> f64 {
+        let now = self.stopwatch.seconds();
+        self.since(now)
+    }
+
+    /// The stopwatch's step in seconds (0 for one that moves at every read).
+    pub fn step_s(&self) -> f64 {
+        self.watch.step_s
+    }
+
     /// Seconds since the experiment started.
     pub fn elapsed(&mut self) -> f64 {
         let now = self.read(None);

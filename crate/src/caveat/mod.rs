@@ -167,7 +167,8 @@ caveats! {
     StoodStill = "stood_still" { still: u64, blocks: u64 },
     /// The clock ran slower than the stopwatch while read: its read cost cannot be right.
     ReadsNotCounted = "reads_not_counted" { clock: String, pace: f64 },
-    /// Blocks at under half the usual length: the clock undercounts at times.
+    /// Blocks at under half the usual length, the least of them under half the stopwatch's
+    /// time: the clock undercounts at times.
     Undercounts = "undercounts" {
         reads: u64,
         min: f64,

@@ -258,8 +258,9 @@ fn cost_and_fit(c: &Caveat) -> Option<String> {
             median,
         } => format!(
             "blocks of the same {reads} reads took from {min:.3} to {max:.3} counts a read by \
-             this clock (median {median:.3}): a faithful clock never shows a block at half its \
-             usual length, so this one undercounts at times, and the least cost cannot be right"
+             this clock (median {median:.3}), and the stopwatch timed the least of them at over \
+             twice what the clock counted: interference only lengthens a block, so this clock \
+             undercounts at times, and the least cost cannot be right"
         ),
         Caveat::ShortBlocks { bound } => format!(
             "overhead blocks shorter than the Rule of 100 asks: error up to {:.1}%",
