@@ -182,14 +182,28 @@ fn one_command_runs_every_engine_isolated_and_not() {
             // A starved worker's blocks say little of either cost (a run said so above).
             _ if ticklab::comparison::page_clock_starved(report) => {}
             (Some(_), Some(o)) if o.unusable.is_none() => {
-                let (wasm, js) = (o.per_read_ns.unwrap(), o.own_per_read_ns.unwrap());
-                // The crossing adds to a read (26 to 43 % here); the least of a few blocks
-                // of each, taken in turn, cannot turn that round beyond noise.
-                assert!(
-                    js > 0.0 && js <= wasm * 1.1,
-                    "{}: {js} ns from JS, {wasm} ns via wasm",
-                    run.heading()
-                );
+                let wasm = o.per_read_ns.unwrap();
+                // The crossing adds to a read (26 to 43 % here): the page's own reads are
+                // told only where they are not dearer, else a dash and why (an engine's
+                // compiler starved on a busy machine: WebKit's 179 ns against 60.6 ns).
+                match o.own_per_read_ns {
+                    Some(js) => assert!(
+                        js > 0.0 && js <= wasm * ticklab::overhead::OWN_MARGIN,
+                        "{}: {js} ns from JS, {wasm} ns via wasm",
+                        run.heading()
+                    ),
+                    None => {
+                        let dearer = o
+                            .caveats
+                            .iter()
+                            .any(|c| matches!(c, ticklab::caveat::Caveat::OwnDearer { .. }));
+                        assert!(dearer, "{}: {:?}", run.heading(), o.caveats);
+                        eprintln!(
+                            "{}: the page's own reads were never at their best, and said so",
+                            run.heading()
+                        );
+                    }
+                }
             }
             (Some(_), o) => panic!(
                 "{}: no read cost of {PAGE_NOW}: {:?}",

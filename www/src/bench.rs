@@ -56,9 +56,19 @@ fn lab_read_ns(ctx: &Context) -> Result<(f64, f64), String> {
     };
     let mut q = quiet;
     let r = characterise(&mut clock, sw.as_mut(), &mut q, &plan).map_err(err)?;
-    r.overhead
-        .and_then(|o| Some((o.per_read_ns?, o.own_per_read_ns?)))
-        .ok_or_else(|| format!("no overhead from both callers: {:?}", r.errors))
+    let o = r
+        .overhead
+        .ok_or_else(|| format!("no overhead: {:?}", r.errors))?;
+    match (o.per_read_ns, o.own_per_read_ns) {
+        (Some(wasm), Some(own)) => Ok((wasm, own)),
+        _ => Err(o
+            .unusable
+            .iter()
+            .chain(&o.caveats)
+            .map(ticklab::present::caveat)
+            .collect::<Vec<_>>()
+            .join("; ")),
+    }
 }
 
 /// The lab's read cost of performance.now from JavaScript against a plain JavaScript loop

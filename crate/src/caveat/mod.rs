@@ -175,6 +175,9 @@ caveats! {
         max: f64,
         median: f64,
     },
+    /// The clock's own side (a page's JavaScript) read it dearer than the lab through
+    /// WebAssembly, which makes the same call and crosses besides: not at its best.
+    OwnDearer = "own_dearer" { own: f64, lab: f64 },
     /// Blocks shorter than the Rule of 100 asks, with their error bound.
     ShortBlocks = "short_blocks" { bound: f64 },
     /// Blocks so short that the cost is lost in the tick (error bound over 100%).
@@ -438,6 +441,10 @@ mod tests {
                 min: 1.0,
                 max: 9.0,
                 median: 4.0,
+            },
+            Caveat::OwnDearer {
+                own: 120.0,
+                lab: 60.0,
             },
             Caveat::ShortBlocks { bound: 0.05 },
             Caveat::CostLostInTick { bound: 3.0 },

@@ -262,6 +262,13 @@ fn cost_and_fit(c: &Caveat) -> Option<String> {
              twice what the clock counted: interference only lengthens a block, so this clock \
              undercounts at times, and the least cost cannot be right"
         ),
+        Caveat::OwnDearer { own, lab } => format!(
+            "the page's own JavaScript read this clock at {own:.3} counts a read at best, \
+             dearer than the lab's reads through WebAssembly ({lab:.3}), which make the same \
+             call and cross into WebAssembly besides: its loop never ran at its best (an \
+             engine compiles it on threads a busy machine starves), so what a page's code \
+             pays a read is not told"
+        ),
         Caveat::ShortBlocks { bound } => format!(
             "overhead blocks shorter than the Rule of 100 asks: error up to {:.1}%",
             bound * 100.0
