@@ -361,7 +361,7 @@ fn time_blocks<C: Clock + ?Sized>(
 ) -> Result<Blocks> {
     let (len, wait) = (doubled.len, doubled.wait);
     let mut costs: Vec<f64> = Vec::new();
-    let mut least_by_watch = 0.0;
+    let (mut least_cost, mut least_own, mut least_by_watch) = (f64::INFINITY, f64::INFINITY, 0.0);
     // A clock with a side of its own (a page's JavaScript) is also read from there, in
     // blocks of the same length taken in turn with this code's: like with like, the least
     // of each, and the crossing's cost their difference.
@@ -384,7 +384,9 @@ fn time_blocks<C: Clock + ?Sized>(
             own_all = all;
             let d = info.diff(a, b);
             if d > 0 && !info.looks_backwards(d) {
-                own_costs.push(d as f64 / n as f64);
+                let cost = d as f64 / n as f64;
+                least_own = least_own.min(cost);
+                own_costs.push(cost);
                 counted = counted.saturating_add(d);
             }
         }
@@ -397,7 +399,8 @@ fn time_blocks<C: Clock + ?Sized>(
             still += 1;
         } else if !info.looks_backwards(d) {
             let cost = d as f64 / n as f64;
-            if costs.iter().all(|&c| cost < c) {
+            if cost < least_cost {
+                least_cost = cost;
                 least_by_watch = (span - 2.0 * run.step_s()) / all as f64;
             }
             costs.push(cost);
@@ -413,7 +416,7 @@ fn time_blocks<C: Clock + ?Sized>(
             // them, within CROSSING_LIMIT_S.
             let short = has_own
                 && ((costs.len() as u64) < opts.crossing_blocks
-                    || opts.crossing_blocks > 0 && unsettled(&costs, &own_costs))
+                    || opts.crossing_blocks > 0 && unsettled(least_cost, least_own))
                 && run.mark() < CROSSING_LIMIT_S;
             if !costs.is_empty() && !short {
                 break s;
@@ -554,11 +557,9 @@ fn least(costs: &[f64]) -> Option<f64> {
 /// Whether the clock's own side has not yet read it at its best: its least is dearer than
 /// the lab's, as when its loop runs before the engine compiled it (on threads of its own,
 /// which a busy machine starves). More blocks of each give the compiler its time.
-fn unsettled(costs: &[f64], own_costs: &[f64]) -> bool {
-    match (least(costs), least(own_costs)) {
-        (Some(lab), Some(own)) => own > OWN_MARGIN * lab,
-        _ => false,
-    }
+fn unsettled(least_cost: f64, least_own: f64) -> bool {
+    // Infinite until a block of each was timed: no comparison holds then.
+    least_own.is_finite() && least_own > OWN_MARGIN * least_cost
 }
 
 /// Fewest blocks of each caller whose least figures tell the crossing's cost (a clock with
