@@ -346,6 +346,20 @@ fn prints_as(x: f64, w: u64, places: u32) -> bool {
     lhs.abs_diff(scaled) <= 1u128 << (shift - 1)
 }
 
+/// The estimator's options for values recorded elsewhere: no tolerance beyond the data's
+/// quantum. A file's values were taken at moments the lab did not choose (a timer's
+/// firings, a loop's ends), so values spread inside one level say the clock is finer than
+/// that level, not that a coarse clock jitters: a coarse clock's readings move inside a
+/// level only by their rounding, one quantum ([`crate::tick::SAMPLED_REL_TOLERANCE`] is for
+/// the lab's own sampled clocks, whose jitter is documented).
+fn sampled() -> EstimatorOptions {
+    EstimatorOptions {
+        rel_tolerance: 0.0,
+        recorded: true,
+        ..EstimatorOptions::default()
+    }
+}
+
 /// The tick of readings: from the intervals between consecutive ones (exact for whole
 /// numbers, to the decimals written for decimals), to the readings' own precision or, when
 /// it is coarser, the spacing of the doubles that hold them.
@@ -426,7 +440,7 @@ fn readings(a: &mut SeriesAnalysis) -> Result<()> {
         quantum = Quantum::Spacing { step };
         finer = None;
     }
-    let opts = EstimatorOptions::default();
+    let opts = sampled();
     let unit_s = ns_per_unit(unit).map(|ns| ns * 1e-9);
     let estimate = tick::estimate_with_finer(&intervals, quantum, finer, unit_s, &opts)?;
     a.bands = if estimate.found() || estimate.method == Method::Precision {
@@ -460,7 +474,7 @@ fn durations(a: &mut SeriesAnalysis) -> Result<()> {
 
 #[allow(clippy::type_complexity)]
 fn durations_of(series: &Series) -> Result<(TickEstimate, bool, Vec<Band>, Option<i32>)> {
-    let opts = EstimatorOptions::default();
+    let opts = sampled();
     let unit_s = ns_per_unit(series.unit).map(|ns| ns * 1e-9);
     let mut estimate =
         tick::estimate_with_finer(&series.values, series.quantum, series.finer, unit_s, &opts)?;
@@ -475,7 +489,10 @@ fn durations_of(series: &Series) -> Result<(TickEstimate, bool, Vec<Band>, Optio
         .count()
         * 100
         <= series.values.len();
-    if !estimate.found() && !on_grid && series.values.len() >= 10 {
+    // Differences inside piles cancel a shared offset too, but say nothing of it: values
+    // off their grid are tried as sharing one first.
+    let from_piles = estimate.caveats.iter().any(|c| matches!(c, Caveat::InsidePiles { .. }));
+    if (!estimate.found() || from_piles) && !on_grid && series.values.len() >= 10 {
         if let Some((mut e, reference)) = offset_estimate(series, unit_s, &opts)? {
             // The zeros the table shows are the file's (runs the offset made negative).
             e.zeros = series.values.iter().filter(|v| **v == 0.0).count() as u64;
@@ -654,11 +671,18 @@ fn offset_estimate(
     let Some(&min) = refs.first() else {
         return Ok(None);
     };
+    let largest = series.values.iter().copied().fold(0.0f64, f64::max);
     let d = differences(min);
     if d.len() < 10 {
         return Ok(None);
     }
-    let q = Quantum::infer(&d);
+    // Differences of values this large are held by doubles this far apart: no finer.
+    let q = match Quantum::infer(&d) {
+        q if q.step() < spacing(largest) => Quantum::Spacing {
+            step: spacing(largest),
+        },
+        q => q,
+    };
     if q.is_precision() {
         for &r in &refs {
             let e = tick::estimate(&differences(r), q, unit_s, opts)?;
@@ -667,11 +691,15 @@ fn offset_estimate(
             }
         }
     }
+    // Never finer than the doubles holding the values: differences of doubles a
+    // hundredth of a nanosecond apart (nanoseconds of a day) sit on that grid, whatever
+    // timed them.
     let step = if q.is_precision() {
         q.step()
     } else {
         series.quantum.step()
-    };
+    }
+    .max(spacing(largest));
     let e = tick::estimate(&d, Quantum::Spacing { step: 2.0 * step }, unit_s, opts)?;
     Ok(e.found().then_some((e, min)))
 }

@@ -153,6 +153,10 @@ caveats! {
     /// Values that share an offset: their differences from `reference` are multiples of
     /// the tick.
     SharedOffset = "shared_offset" { reference: f64, unit: Option<Unit> },
+    /// The tick was told by the differences between recorded values inside their piles
+    /// (how many), the values themselves too many ticks long for their multiples to be
+    /// told.
+    InsidePiles = "inside_piles" { differences: u64 },
     /// A tick that only the printing of the values makes.
     OnlyPrinting = "only_printing" {
         tick: f64,
@@ -415,6 +419,7 @@ mod tests {
                 explains: 0.4,
                 chance: 0.3,
             },
+            Caveat::InsidePiles { differences: 900 },
             Caveat::SharedOffset {
                 reference: 12.5,
                 unit: Some(Unit::Ms),

@@ -211,6 +211,11 @@ fn tick(c: &Caveat) -> Option<String> {
             explains * 100.0,
             chance * 100.0
         ),
+        Caveat::InsidePiles { differences } => format!(
+            "told by the {differences} differences between values inside their piles (a \
+             timer's firings near its period): the values themselves are too many ticks \
+             long for their own multiples to be told"
+        ),
         Caveat::SharedOffset { reference, unit } => format!(
             "the values share an offset: their differences from one of them ({}) are \
              multiples of the tick, the values themselves are not",

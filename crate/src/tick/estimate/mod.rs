@@ -23,11 +23,13 @@ use crate::stats;
 
 mod judge;
 mod numeric;
+mod piles;
 mod score;
 mod search;
 
 use judge::*;
 use numeric::*;
+use piles::*;
 use score::*;
 use search::*;
 
@@ -41,6 +43,14 @@ pub struct EstimatorOptions {
     pub min_share: f64,
     /// Largest divisor tried on each candidate base value.
     pub max_divisor: u32,
+    /// The values are intervals between moments the lab did not choose (a file's timer
+    /// firings, frames, loops), not edges of a clock it spun on: values a tick leaves
+    /// unexplained that lie on a finer grid, far beyond chance, make that grid the
+    /// candidate; and a tick whose levels never step by it inside one pile (16.6 and
+    /// 16.7 ms) is ambiguous with the data's precision, since events of a period read by a
+    /// finer clock pile up the same way.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub recorded: bool,
 }
 
 impl Default for EstimatorOptions {
@@ -49,6 +59,7 @@ impl Default for EstimatorOptions {
             rel_tolerance: 0.03,
             min_share: 0.92,
             max_divisor: 1 << 20,
+            recorded: false,
         }
     }
 }
@@ -250,10 +261,123 @@ pub fn estimate_with_finer(
                 .clamp(1.0, 64.0) as usize;
             let multiples: Vec<f64> = (1..=top).rev().map(|k| k as f64 * coarse).collect();
             let again = estimate_prepared(&p, f, unit_s, opts, Some(&multiples))?;
-            Ok(if again.found() { again } else { e })
+            Ok(if again.found() {
+                again
+            } else {
+                from_piles(&p, quantum, unit_s, opts, e)?
+            })
         }
-        _ => Ok(e),
+        _ => from_piles(&p, quantum, unit_s, opts, e),
     }
+}
+
+/// When recorded values are too many ticks long for the search to reach their tick (a
+/// 10.015 ns counter's 100 ms intervals: ten million ticks each), or lie on no grid, the
+/// differences between the values inside each pile are short multiples of it: the tick is
+/// theirs. Whole steps are told exactly; a tick of no whole number of steps to two steps
+/// (each value is off its multiple by under one). `e` is the estimate so far, returned
+/// unchanged when the differences tell nothing more.
+fn from_piles(
+    p: &Prepared,
+    quantum: Quantum,
+    unit_s: Option<f64>,
+    opts: &EstimatorOptions,
+    e: TickEstimate,
+) -> Result<TickEstimate> {
+    if !opts.recorded || !matches!(e.method, Method::Precision | Method::NoTick) {
+        return Ok(e);
+    }
+    let d = differences_inside_piles(&p.sorted);
+    if d.len() < PILE_DIFFERENCES {
+        return Ok(e);
+    }
+    let inner = EstimatorOptions {
+        recorded: false,
+        ..opts.clone()
+    };
+    let diffs = Prepared::new(&d)?;
+    let step = quantum.step();
+    let exact = if quantum.on_grid() {
+        Some(estimate_prepared(&diffs, quantum, unit_s, &inner, None)?)
+    } else {
+        None
+    };
+    // A tick of a few steps, which chance puts near most differences, is chance's.
+    let good = |t: &TickEstimate| t.found() && t.chance <= 0.5;
+    let told = match exact {
+        Some(x) if good(&x) => x,
+        _ => {
+            let two = estimate_prepared(&diffs, Quantum::Spacing { step: 2.0 * step }, unit_s, &inner, None)?;
+            let one_step = d.iter().filter(|&&x| x <= step * (1.0 + 1e-9)).count();
+            match exact {
+                _ if good(&two) => two,
+                // Nothing coarser than one step divides the differences, and values one
+                // step apart inside a pile show a tick of one step (or, off the whole
+                // steps, of under three): the values' own precision is the bound, not
+                // where the search stopped.
+                Some(x)
+                    if one_step >= 3
+                        && x.caveats.contains(&Caveat::AtPrecision { precision: step }) =>
+                {
+                    let mut out = e;
+                    out.tick = step;
+                    out.caveats.retain(|c| !matches!(c, Caveat::BelowReach { .. }));
+                    out.caveats.insert(0, Caveat::AtPrecision { precision: step });
+                    out.caveats.push(Caveat::InsidePiles {
+                        differences: d.len() as u64,
+                    });
+                    return Ok(out);
+                }
+                _ => return Ok(e),
+            }
+        }
+    };
+    Ok(TickEstimate {
+        intervals: e.intervals,
+        zeros: e.zeros,
+        rejected: e.rejected,
+        smallest_nonzero: e.smallest_nonzero,
+        smallest_diff_sort: e.smallest_diff_sort,
+        quantum: e.quantum,
+        caveats: told
+            .caveats
+            .into_iter()
+            .chain([Caveat::InsidePiles {
+                differences: d.len() as u64,
+            }])
+            .collect(),
+        ..told
+    })
+}
+
+/// Fewest differences inside piles worth a look.
+const PILE_DIFFERENCES: usize = 20;
+
+/// Spans (in distinct values) of the differences taken inside a pile: as the edges' sums
+/// of the tick experiment, they climb from one tick to many.
+const PILE_SPANS: [usize; 11] = [1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144];
+
+/// The differences between the distinct sorted values of each pile, over [`PILE_SPANS`].
+fn differences_inside_piles(sorted: &[f64]) -> Vec<f64> {
+    let mut distinct: Vec<f64> = sorted.to_vec();
+    distinct.dedup();
+    let mut out = Vec::new();
+    let mut start = 0;
+    for i in 1..=distinct.len() {
+        if i < distinct.len() && distinct[i] <= distinct[i - 1] * (1.0 + PILE_GAP) {
+            continue;
+        }
+        let pile = &distinct[start..i];
+        for s in PILE_SPANS {
+            let mut j = 0;
+            while j + s < pile.len() {
+                out.push(pile[j + s] - pile[j]);
+                j += s;
+            }
+        }
+        start = i;
+    }
+    out
 }
 
 /// The estimate of values written to `quantum`, in a unit of `unit_s` seconds when known
@@ -345,8 +469,11 @@ fn estimate_prepared(
     let only: Option<Vec<f64>> = only.map(|o| o.iter().map(|t| t / step).collect());
     let search = search(&u, &gaps, &space, opts, only.as_deref());
     match search.found {
-        Some(f) => found(&mut est, &f, &u, &space, unit_s),
-        None => not_found(&mut est, &search),
+        Some(f) if opts.recorded && !steps_inside_piles(&u, &f, &space, search.threshold) => {
+            piled(&mut est, &f);
+        }
+        Some(f) => found(&mut est, &f, &u, &space, unit_s, opts.recorded),
+        None => not_found(&mut est, &search, opts),
     }
     Ok(est)
 }
@@ -426,7 +553,14 @@ fn single_level(mut est: TickEstimate, u: &[f64], space: &Space) -> TickEstimate
 
 /// The tick the search accepted: its uncertainty (the range of ticks that explain the
 /// values as well, beats of it included), its exact form, and what it leaves unexplained.
-fn found(est: &mut TickEstimate, f: &Found, u: &[f64], space: &Space, unit_s: Option<f64>) {
+fn found(
+    est: &mut TickEstimate,
+    f: &Found,
+    u: &[f64],
+    space: &Space,
+    unit_s: Option<f64>,
+    recorded: bool,
+) {
     let step = est.quantum.step();
     let n = u.len() as u64;
     // Every tick between lo and hi explains the hits as well: the uncertainty is at least
@@ -458,6 +592,9 @@ fn found(est: &mut TickEstimate, f: &Found, u: &[f64], space: &Space, unit_s: Op
                 rivals.push(b * step);
             }
         }
+    }
+    if recorded && f.score.fitted {
+        rivals.extend(walked_beats(f, k, &some, space).into_iter().map(|b| b * step));
     }
     if !rivals.is_empty() {
         // Values piled near a few multiples of a period fit the period's divisors, a beat
@@ -525,8 +662,26 @@ fn rival(tau: f64, b: f64, own: f64, theirs: f64) -> bool {
 /// No tick coarser than the quantum: "at most" the quantum, or where the search stopped
 /// when that is coarser, or no step at all; and the best candidate that was not enough.
 #[inline(always)] // one caller: a stage of it, named
-fn not_found(est: &mut TickEstimate, search: &Search) {
+fn not_found(est: &mut TickEstimate, search: &Search, opts: &EstimatorOptions) {
     let (quantum, step) = (est.quantum, est.quantum.step());
+    if let Some(b) = search.best.filter(|b| {
+        opts.recorded
+            && quantum.is_precision()
+            && b.score.effective() >= opts.min_share
+            && b.chance <= 0.5
+    }) {
+        // A tick that explains nearly every recorded value, on too few levels to stand out
+        // from chance (a 10 ms clock's 10 and 20 ms): "at most the precision" would deny
+        // it, and nothing shows it is the clock's. Both are named.
+        est.tick = b.tau * step;
+        est.share_explained = b.score.share;
+        est.chance = b.chance;
+        est.method = Method::Ambiguous;
+        est.caveats.push(Caveat::Ambiguous {
+            ticks: vec![b.tau * step, step],
+        });
+        return;
+    }
     est.share_explained = if quantum.on_grid() { 1.0 } else { 0.0 };
     let reached = search.down_to * step;
     if quantum.is_precision() && reached > 2.5 * step {

@@ -50,7 +50,8 @@ impl Space {
         let c = k * tau;
         let near = -flo(-(c + tol)) - flo(c - tol) - 1.0;
         let mapped = flo(c + 0.5 * tau) - flo(c - 0.5 * tau);
-        (near / mapped.max(1.0)).min(1.0)
+        // Past 2^53 steps the counts lose their units: never below nothing.
+        (near / mapped.max(1.0)).clamp(0.0, 1.0)
     }
 
     /// The share of `values` chance would put within `tol` of a multiple of `tau`, each at
@@ -278,6 +279,17 @@ pub(super) fn ok(f: &Found, n: usize, threshold: f64, opts: &EstimatorOptions) -
         && (1.0 - s) <= EFFECT * (1.0 - f.chance)
         && ln_tail(n as f64, f.score.share, f.chance) <= -threshold
         && levels_stand_out(&f.score)
+        && (!opts.recorded || !f.score.fitted || fitted_levels_stand_out(&f.score, threshold))
+}
+
+/// Whether the levels a tick fitted to recorded values explains stand out even against
+/// every candidate tried (`threshold` is ln of their number and [`LN_ODDS`]): a timer's
+/// values pile on a dozen levels, each repeated hundreds of times, and among thousands of
+/// fractional ticks some come near all twelve by chance (6.19 steps of 1 µs for a 5 µs
+/// clock). A whole number of steps is one of few candidates, and is held to the levels'
+/// test alone.
+pub(super) fn fitted_levels_stand_out(s: &Score, threshold: f64) -> bool {
+    s.distinct == 0 || level_evidence(s) <= -(threshold - LN_ODDS + LEVELS_LN)
 }
 
 /// Whether the levels a tick explains stand out from chance on their own (p ≤ 1%): eight

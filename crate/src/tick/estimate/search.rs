@@ -61,6 +61,8 @@ pub(super) struct Search {
     /// The smallest candidate tried from a base among the values: below it, ticks were not
     /// ruled out.
     pub(super) down_to: f64,
+    /// ln of the odds a tick must beat: the candidates tried and [`LN_ODDS`].
+    pub(super) threshold: f64,
 }
 
 /// Values the ladder climbs: the median of each band of 15% that holds a fair share of the
@@ -410,11 +412,16 @@ pub(super) fn search(
         let f = confirm(u, &a, space, &loose, &tight);
         ok(&f, u.len(), threshold, opts).then_some(f)
     });
+    let found = match found {
+        Some(f) if opts.recorded => Some(finer_grids(u, f, space, opts, threshold)),
+        f => f,
+    };
     if found.is_some() {
         best = None;
     }
     Search {
         found,
+        threshold,
         best: best.filter(|b| b.score.effective() > b.chance),
         down_to: if climbed.down_to.is_finite() {
             climbed.down_to
@@ -422,6 +429,69 @@ pub(super) fn search(
             min_tau
         },
     }
+}
+
+/// Most divisors of a tick tried as the grid of the values it leaves unexplained.
+pub(super) const FINER_DIVISORS: usize = 4096;
+
+/// Fewest values a tick leaves unexplained that can show a finer grid.
+pub(super) const FINER_FEWEST: usize = 3;
+
+/// The tick of recorded values, once no finer grid holds what it leaves unexplained: a
+/// 100 ms timer read on 10 ms piles at 100 ms with a few at 90 and 110, which 100 ms
+/// misses and 10 ms explains. Each divisor τ/m (at least two quanta) is held against the
+/// misses at the quantum alone; the coarsest that explains at least half of them far
+/// beyond chance, and then all values well enough to be a tick, replaces τ.
+fn finer_grids(u: &[f64], mut f: Found, space: &Space, opts: &EstimatorOptions, threshold: f64) -> Found {
+    // Half a step on a grid: a value one step off a multiple (a reading that moved by its
+    // rounding) sits at the tolerance's edge, where float error in k·τ/m decides.
+    let tight = if space.grid { 0.5 } else { space.q_tol };
+    // A grid inside a grid: at most a few rounds (100 ms, 10 ms, 1 ms).
+    for _ in 0..4 {
+        let misses: Vec<f64> = u
+            .iter()
+            .copied()
+            .filter(|&x| {
+                let k = rnd(x / f.tau);
+                k < 1.0 || (x - k * f.tau).abs() >= f.tol
+            })
+            .collect();
+        if misses.len() < FINER_FEWEST {
+            break;
+        }
+        let misses = stats::decimate(&misses, 256);
+        let n = misses.len() as f64;
+        let most = ((f.tau / (2.0 * tight)).floor() as usize).min(FINER_DIVISORS);
+        let bar = threshold + (most.max(2) as f64).ln();
+        let grid = (2..=most).find_map(|m| {
+            let t = f.tau / m as f64;
+            let (mut hits, mut chance) = (0usize, 0.0);
+            for &x in &misses {
+                let k = rnd(x / t).max(1.0);
+                chance += space.chance_at(t, tight, k);
+                if (x - k * t).abs() < tight {
+                    hits += 1;
+                }
+            }
+            let share = hits as f64 / n;
+            (hits >= FINER_FEWEST && 2 * hits >= misses.len() && ln_tail(n, share, chance / n) <= -bar)
+                .then_some(t)
+        });
+        let Some(t) = grid else { break };
+        let score = score(u, t, space.q_tol, space);
+        let finer = Found {
+            tau: t,
+            se: f.se * t / f.tau,
+            tol: space.q_tol,
+            score,
+            chance: score.chance,
+        };
+        if !ok(&finer, u.len(), threshold, opts) {
+            break;
+        }
+        f = finer;
+    }
+    f
 }
 
 /// The ticks scanned for among the smallest values, in steps.

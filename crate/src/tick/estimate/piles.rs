@@ -1,0 +1,152 @@
+//! Recorded values (a file's timer firings, frames, loops: moments the lab did not choose)
+//! pile near a period's multiples, and a period read by a fine clock looks like a coarse
+//! clock: what a tick must show in them beyond explaining them.
+
+use super::*;
+
+/// A value within this share of one on a multiple is in its pile: a timer's firings,
+/// spread by their lateness, stay within one.
+pub(super) const PILE_GAP: f64 = 0.05;
+
+/// A level far from the others holding under this share of the most populated one's
+/// values is a stray outlier's.
+const STRAY: usize = 20;
+
+/// Largest numerator and denominator of the ratios that make a level a harmonic of the
+/// most populated one: a period's double, half, triple, two thirds, and a double's double.
+const HARMONIC: u32 = 4;
+
+/// Whether recorded values stand on the tick's grid beyond what a period's multiples give.
+/// The most populated multiple may sit where it does by fitting, and its harmonics (half,
+/// double, three halves of it: a dropped frame, an extra firing) come with it; every
+/// further multiple the values occupy, and every value beside a multiple that is on none,
+/// is a draw that lands on the grid only by the chance a finer clock would give (16.6 and
+/// 16.7 ms of 100 µs; 996, 1000 and 1004 ms of 4 ms; 0.1 to 0.9 ms of 100 µs). Multiples
+/// of a period alone (1000 ms and its half, 500) have no such draws: a clock as fine as
+/// the data's precision reading events of that period gives the same levels. The evidence
+/// must stand out as the levels' does, p ≤ 1%, and for a tick fitted to the values against
+/// every candidate tried too (`threshold`): among millions of fractional ticks, some meet
+/// three stray outliers.
+pub(super) fn steps_inside_piles(u: &[f64], f: &Found, space: &Space, threshold: f64) -> bool {
+    // The multiples the values are on, with their counts, and the values on none.
+    let mut levels: Vec<(f64, usize)> = Vec::new();
+    let mut off: Vec<f64> = Vec::new();
+    for &x in u {
+        let k = rnd(x / f.tau);
+        if k >= 1.0 && (x - k * f.tau).abs() < f.tol {
+            match levels.last_mut() {
+                Some((lk, n)) if *lk == k => *n += 1,
+                _ => levels.push((k, 1)),
+            }
+        } else if off.last() != Some(&x) {
+            off.push(x);
+        }
+    }
+    let Some(&(main, _)) = levels.iter().max_by_key(|l| l.1) else {
+        return false;
+    };
+    let harmonic = |k: f64| {
+        (1..=HARMONIC).any(|p| (1..=HARMONIC).any(|q| k * f64::from(q) == main * f64::from(p)))
+    };
+    // A level far from every other and thin beside the most populated (a stray outlier
+    // that happens to sit on a multiple) is no draw of a pile: as free as the one the
+    // tick was fitted to. Levels of durations of every size are each a draw.
+    let most = levels.iter().map(|l| l.1).max().unwrap_or(0);
+    let beside = |i: usize| {
+        let k = levels[i].0;
+        if levels[i].1 * STRAY > most {
+            return true;
+        }
+        [i.checked_sub(1), Some(i + 1)]
+            .into_iter()
+            .flatten()
+            .filter_map(|j| levels.get(j))
+            .any(|l| (l.0 - k).abs() <= 2.0 || (l.0 - k).abs() <= PILE_GAP * k)
+    };
+    let (mut draws, mut hits, mut chance) = (0u32, 0u32, 0.0);
+    for (i, &(k, _)) in levels.iter().enumerate() {
+        if k != main && !harmonic(k) && beside(i) {
+            draws += 1;
+            hits += 1;
+            chance += space.chance_at(f.tau, f.tol, k);
+        }
+    }
+    // Values beside a populated multiple but on none: draws that missed.
+    let near = |x: f64| {
+        let at = levels.partition_point(|l| l.0 * f.tau < x);
+        [at.checked_sub(1), Some(at)]
+            .into_iter()
+            .flatten()
+            .filter_map(|i| levels.get(i))
+            .any(|l| (x - l.0 * f.tau).abs() <= PILE_GAP * x)
+    };
+    for &x in &off {
+        if near(x) {
+            draws += 1;
+            chance += space.chance_at(f.tau, f.tol, rnd(x / f.tau).max(1.0));
+        }
+    }
+    if draws == 0 {
+        return false;
+    }
+    let bar = if f.score.fitted {
+        threshold - LN_ODDS + LEVELS_LN
+    } else {
+        LEVELS_LN
+    };
+    let share = f64::from(hits) / f64::from(draws);
+    ln_tail(f64::from(draws), share, chance / f64::from(draws)) <= -bar
+}
+
+/// A tick whose recorded values pile on its multiples without stepping by it inside a pile:
+/// it and the data's precision explain them alike, so no tick is given.
+pub(super) fn piled(est: &mut TickEstimate, f: &Found) {
+    let step = est.quantum.step();
+    est.tick = f.tau * step;
+    est.uncertainty = f.se * step;
+    est.share_explained = f.score.share;
+    est.chance = f.chance;
+    est.method = Method::Ambiguous;
+    est.reliable = false;
+    est.caveats.push(Caveat::Ambiguous {
+        ticks: vec![f.tau * step, step],
+    });
+}
+
+/// Recorded values piled near a few multiples fit every beat of a fitted tick their steps
+/// inside a pile allow (1000 ms as 250 ticks of 4 ms or 244 of 4.098): the farthest beats
+/// on each side that fit as well, however many, when they are more than twice
+/// [`AMBIGUOUS_SPREAD`] apart. (A whole number of steps is no fit: its beats are, and need
+/// more evidence than it.) `k` is the multiple the values' median sits at.
+pub(super) fn walked_beats(f: &Found, k: f64, some: &[f64], space: &Space) -> Vec<f64> {
+    let whole = |b: f64| {
+        let r = (b / f.tau).max(f.tau / b);
+        r.round() >= 2.0 && (r - r.round()).abs() < 0.01 * r
+    };
+    let mut far = [f.tau, f.tau];
+    for (side, dir) in [-1.0, 1.0].into_iter().enumerate() {
+        for j in 2..=BEATS_WALKED {
+            let kj = k + dir * f64::from(j);
+            if kj < 1.0 {
+                break;
+            }
+            let b = f.tau * k / kj;
+            if whole(b) {
+                continue;
+            }
+            let s = score(some, b, f.tol, space);
+            if !(s.chance <= MAX_CHANCE && s.share >= f.score.share - 2e-3) {
+                break;
+            }
+            far[side] = b;
+        }
+    }
+    if (far[0] - far[1]).abs() / f.tau > 2.0 * AMBIGUOUS_SPREAD {
+        far.into_iter().filter(|&b| b != f.tau).collect()
+    } else {
+        Vec::new()
+    }
+}
+
+/// Most beats of a tick walked on each side, for recorded values.
+const BEATS_WALKED: u32 = 64;
