@@ -126,7 +126,28 @@ pub fn run() -> Result<(), String> {
     drop(server);
     load.after();
 
-    write(&root, &figures, &agents, &load)
+    let sweep = sweep(&cargo, &dir)?;
+    write(&root, &figures, &agents, &load, &sweep)
+}
+
+/// The tick estimator's confusion table over the sweep of generated recordings
+/// (crate/tests/sweep), as its test writes it: a section of its own, since its figures are
+/// counts of answers, not timings.
+fn sweep(cargo: &str, dir: &Path) -> Result<String, String> {
+    let out = dir.join("sweep.md");
+    std::env::set_var("TICKLAB_SWEEP_TABLE", &out);
+    let ran = crate::step(
+        "the estimator's sweep of recordings",
+        cargo,
+        &["test", "-p", "ticklab", "--test", "sweep"],
+    );
+    std::env::remove_var("TICKLAB_SWEEP_TABLE");
+    ran?;
+    let table = std::fs::read_to_string(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    Ok(format!(
+        "\n## {}. The tick estimator on a sweep of recordings\n\n{table}",
+        TITLES.len() + 1
+    ))
 }
 
 /// The hub's figures alone, printed: a release `ticklab` carrying the page, Chromium for
@@ -212,8 +233,9 @@ fn write(
     figures: &[Figure],
     agents: &[String],
     load: &crate::load::Load,
+    sweep: &str,
 ) -> Result<(), String> {
-    let table = markdown(figures, agents, load);
+    let table = markdown(figures, agents, load) + sweep;
     println!("\n{table}");
     let out = root.join("BENCHMARKS.md");
     std::fs::write(&out, &table).map_err(|e| format!("{}: {e}", out.display()))?;

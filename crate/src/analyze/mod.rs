@@ -491,7 +491,10 @@ fn durations_of(series: &Series) -> Result<(TickEstimate, bool, Vec<Band>, Optio
         <= series.values.len();
     // Differences inside piles cancel a shared offset too, but say nothing of it: values
     // off their grid are tried as sharing one first.
-    let from_piles = estimate.caveats.iter().any(|c| matches!(c, Caveat::InsidePiles { .. }));
+    let from_piles = estimate
+        .caveats
+        .iter()
+        .any(|c| matches!(c, Caveat::InsidePiles { .. }));
     if (!estimate.found() || from_piles) && !on_grid && series.values.len() >= 10 {
         if let Some((mut e, reference)) = offset_estimate(series, unit_s, &opts)? {
             // The zeros the table shows are the file's (runs the offset made negative).
@@ -509,8 +512,15 @@ fn durations_of(series: &Series) -> Result<(TickEstimate, bool, Vec<Band>, Optio
     }
     // A tick, or the bound of the values' precision, that only their printing makes.
     let mut printed_digits = None;
+    // A tick told by the differences inside piles is shown by those differences, which
+    // no printing makes: the values themselves are too long to show it.
+    let told_inside = estimate
+        .caveats
+        .iter()
+        .any(|c| matches!(c, Caveat::InsidePiles { .. }));
     let refused = if estimate.found()
         && !offset
+        && !told_inside
         && estimate.tick > series.quantum.step() * (1.0 + 1e-9)
     {
         printing_alone(series, estimate.tick, estimate.quantum.step()).filter(|&(shown, share)| {

@@ -192,6 +192,9 @@ pub struct Source {
     pub jitter: f64,
     /// The share of intervals that are outliers: doubled, halved or anywhere.
     pub outliers: f64,
+    /// How late every firing of a timeout is besides, in ms (a browser's timers fire a
+    /// little after they are due, every time).
+    pub delay_ms: f64,
 }
 
 /// One recording: the file's text, its unit, and the truth of each of its columns.
@@ -233,7 +236,11 @@ impl Recording {
     /// and no reader can tell the two apart.
     pub fn steps_in_a_pile(&self, column: usize) -> bool {
         let t = self.truth();
-        let mut v: Vec<f64> = self.columns[column].iter().copied().filter(|&x| x > 0.0).collect();
+        let mut v: Vec<f64> = self.columns[column]
+            .iter()
+            .copied()
+            .filter(|&x| x > 0.0)
+            .collect();
         v.sort_by(f64::total_cmp);
         let mut last = f64::NAN;
         let mut last_k = f64::NAN;
@@ -268,9 +275,10 @@ impl Recording {
             .iter()
             .map(|s| {
                 format!(
-                    "{:?} {} ms, jitter {:.2} %, outliers {:.1} %",
+                    "{:?} {} ms (late {:.3} ms), jitter {:.2} %, outliers {:.1} %",
                     s.events,
                     s.period_ms,
+                    s.delay_ms,
                     s.jitter * 100.0,
                     s.outliers * 100.0
                 )
@@ -302,7 +310,7 @@ fn true_intervals(rng: &mut Rng, s: &Source, n: usize) -> Vec<f64> {
     let mut prev_late = late(rng);
     for _ in 0..n {
         let d = match s.events {
-            Events::Timeout => p + late(rng),
+            Events::Timeout => p + s.delay_ms + late(rng),
             Events::Interval => {
                 let l = late(rng);
                 let d = p + l - prev_late;
@@ -377,11 +385,16 @@ fn draw_source(rng: &mut Rng) -> Source {
         0 => 0.0,
         _ => rng.unit() * 0.02,
     };
+    let delay_ms = match (events, rng.below(2)) {
+        (Events::Timeout, 0) => rng.log_uniform(0.01, 1.0),
+        _ => 0.0,
+    };
     Source {
         events,
         period_ms,
         jitter,
         outliers,
+        delay_ms,
     }
 }
 

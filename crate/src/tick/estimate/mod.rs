@@ -304,25 +304,40 @@ fn from_piles(
     };
     // A tick of a few steps, which chance puts near most differences, is chance's.
     let good = |t: &TickEstimate| t.found() && t.chance <= 0.5;
+    // On the grid, whole steps only: they divide the differences exactly, where a fraction
+    // of steps meets each within a step, as it would the noise of two roundings.
+    let whole = |t: &TickEstimate| (t.tick / step - (t.tick / step).round()).abs() < 1e-6;
     let told = match exact {
-        Some(x) if good(&x) => x,
+        Some(x) if good(&x) && whole(&x) => x,
         _ => {
-            let two = estimate_prepared(&diffs, Quantum::Spacing { step: 2.0 * step }, unit_s, &inner, None)?;
-            let one_step = d.iter().filter(|&&x| x <= step * (1.0 + 1e-9)).count();
+            let two = estimate_prepared(
+                &diffs,
+                Quantum::Spacing { step: 2.0 * step },
+                unit_s,
+                &inner,
+                None,
+            )?;
+            // Differences of two and three steps inside piles: a tick of several steps,
+            // whole or not, leaves values at one multiple one step apart at most (a
+            // rounded reading moves by one step), and the next multiple several away.
+            let steps = |n: f64| {
+                d.iter()
+                    .filter(|&&x| (x - n * step).abs() <= 1e-9 * n * step)
+                    .count()
+            };
+            let fine = steps(2.0) >= 3 && steps(3.0) >= 3;
             match exact {
                 _ if good(&two) => two,
-                // Nothing coarser than one step divides the differences, and values one
-                // step apart inside a pile show a tick of one step (or, off the whole
-                // steps, of under three): the values' own precision is the bound, not
-                // where the search stopped.
-                Some(x)
-                    if one_step >= 3
-                        && x.caveats.contains(&Caveat::AtPrecision { precision: step }) =>
-                {
+                // Nothing coarser than one step divides the differences, and values two
+                // and three steps apart inside piles show a tick of about one step: the
+                // values' own precision is the bound, not where the search stopped.
+                Some(x) if fine && x.caveats.contains(&Caveat::AtPrecision { precision: step }) => {
                     let mut out = e;
                     out.tick = step;
-                    out.caveats.retain(|c| !matches!(c, Caveat::BelowReach { .. }));
-                    out.caveats.insert(0, Caveat::AtPrecision { precision: step });
+                    out.caveats
+                        .retain(|c| !matches!(c, Caveat::BelowReach { .. }));
+                    out.caveats
+                        .insert(0, Caveat::AtPrecision { precision: step });
                     out.caveats.push(Caveat::InsidePiles {
                         differences: d.len() as u64,
                     });
@@ -594,7 +609,11 @@ fn found(
         }
     }
     if recorded && f.score.fitted {
-        rivals.extend(walked_beats(f, k, &some, space).into_iter().map(|b| b * step));
+        rivals.extend(
+            walked_beats(f, k, &some, space)
+                .into_iter()
+                .map(|b| b * step),
+        );
     }
     if !rivals.is_empty() {
         // Values piled near a few multiples of a period fit the period's divisors, a beat

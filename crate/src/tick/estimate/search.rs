@@ -442,7 +442,13 @@ pub(super) const FINER_FEWEST: usize = 3;
 /// misses and 10 ms explains. Each divisor τ/m (at least two quanta) is held against the
 /// misses at the quantum alone; the coarsest that explains at least half of them far
 /// beyond chance, and then all values well enough to be a tick, replaces τ.
-fn finer_grids(u: &[f64], mut f: Found, space: &Space, opts: &EstimatorOptions, threshold: f64) -> Found {
+fn finer_grids(
+    u: &[f64],
+    mut f: Found,
+    space: &Space,
+    opts: &EstimatorOptions,
+    threshold: f64,
+) -> Found {
     // Half a step on a grid: a value one step off a multiple (a reading that moved by its
     // rounding) sits at the tolerance's edge, where float error in k·τ/m decides.
     let tight = if space.grid { 0.5 } else { space.q_tol };
@@ -474,7 +480,9 @@ fn finer_grids(u: &[f64], mut f: Found, space: &Space, opts: &EstimatorOptions, 
                 }
             }
             let share = hits as f64 / n;
-            (hits >= FINER_FEWEST && 2 * hits >= misses.len() && ln_tail(n, share, chance / n) <= -bar)
+            (hits >= FINER_FEWEST
+                && 2 * hits >= misses.len()
+                && ln_tail(n, share, chance / n) <= -bar)
                 .then_some(t)
         });
         let Some(t) = grid else { break };
