@@ -2,6 +2,7 @@
 //! analyze` and the page's "Timings measured elsewhere" both run, in the same words.
 
 pub mod formats;
+mod printing;
 
 use serde::{Deserialize, Serialize};
 
@@ -12,6 +13,7 @@ use crate::tick::{self, EstimatorOptions, Method, Quantum, TickEstimate};
 
 pub use crate::unit::{ns_per_unit, Unit};
 pub use formats::{Format, Series};
+use printing::*;
 
 /// The factor of the Rule of 100: a timing should last 100 ticks for 1% quantisation error.
 pub(crate) const RULE: f64 = 100.0;
@@ -556,92 +558,6 @@ fn durations_of(series: &Series) -> Result<(TickEstimate, bool, Vec<Band>, Optio
         Vec::new()
     };
     Ok((estimate, offset, bands, printed_digits))
-}
-
-/// Fewest values written finely enough to show a tick for it to be one, unless they are
-/// most of the values.
-const MIN_SHOWN: usize = 10;
-
-/// A tick is evidence of a clock only in the values whose printing could have shown a
-/// value off its multiples: those written to a step finer than it (487.3, written to 0.1,
-/// is a multiple of 0.001 because of its printing, whatever timed it). Returns how many
-/// values are written that finely and the share of them the tick explains, to within their
-/// own step (`grid` for values at a double's full precision); none when the values' digits
-/// are not known.
-fn printing_alone(series: &Series, tick: f64, grid: f64) -> Option<(usize, f64)> {
-    if series.places.len() != series.values.len() || tick.is_nan() || tick <= 0.0 {
-        return None;
-    }
-    // Values written to a double's full precision (differences of doubles, with their
-    // float noise) were written to no fixed number of digits: they are data on a grid, and
-    // their printing makes no tick.
-    if series.places.iter().all(|p| *p == formats::FULL_PRECISION) {
-        return None;
-    }
-    let (mut shown, mut hit) = (0usize, 0usize);
-    for (&x, &p) in series.values.iter().zip(&series.places) {
-        let q = if p == formats::FULL_PRECISION {
-            grid
-        } else {
-            10f64.powi(-i32::from(p))
-        };
-        if x.is_nan() || x <= 0.0 || q >= tick * (1.0 - 1e-9) {
-            continue;
-        }
-        shown += 1;
-        if (x - (x / tick).round() * tick).abs() < q * (1.0 + 1e-9) + 1e-12 * x {
-            hit += 1;
-        }
-    }
-    Some((
-        shown,
-        if shown == 0 {
-            0.0
-        } else {
-            hit as f64 / shown as f64
-        },
-    ))
-}
-
-/// Values printed to a few significant digits rather than to one step: most of them are
-/// written coarser than the finest (31007 to 1, 0.8903 to 0.0001), so the finest step is
-/// no bound on a tick. The digits, when so.
-fn significant_print(series: &Series) -> Option<i32> {
-    let written: Vec<i16> = series
-        .places
-        .iter()
-        .zip(&series.values)
-        .filter(|(p, x)| **p != formats::FULL_PRECISION && **x > 0.0)
-        .map(|(p, _)| *p)
-        .collect();
-    if written.len() != series.values.len() || written.len() < MIN_SHOWN {
-        return None;
-    }
-    let finest = *written.iter().max()?;
-    let at_finest = written.iter().filter(|p| **p == finest).count();
-    let digits = significant_digits(series);
-    (2 * at_finest < written.len() && digits <= 6).then_some(digits)
-}
-
-/// The significant digits most values were written with (a printer's "%.4g" writes 31007
-/// whole, with five).
-fn significant_digits(series: &Series) -> i32 {
-    // A double prints at most 17 significant digits; more are the print's own zeros.
-    let mut counts = [0usize; 18];
-    for (x, p) in series.values.iter().zip(&series.places) {
-        if *x > 0.0 && *p != formats::FULL_PRECISION {
-            let d = i32::from(*p) + x.log10().floor() as i32 + 1;
-            counts[d.clamp(0, 17) as usize] += 1;
-        }
-    }
-    // The most common, the fewer digits among equals.
-    let mut best = 0;
-    for (d, &n) in counts.iter().enumerate() {
-        if n > counts[best] {
-            best = d;
-        }
-    }
-    best as i32
 }
 
 /// References tried for values that share an offset.

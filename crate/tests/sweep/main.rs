@@ -27,9 +27,9 @@ const SWEEP: u64 = 2000;
 /// Most bounds finer than the tick, answers without the tick among recordings of 20
 /// levels or more, and share of those whose values show their tick answered without it,
 /// in the default sweep: where they stand, not yet where they should (0, 0, 10%).
-const FALSE_BOUNDS_MOST: usize = 25;
+const FALSE_BOUNDS_MOST: usize = 26;
 const MANY_LEVELS_MOST: usize = 35;
-const MISSED_MOST: f64 = 0.138;
+const MISSED_MOST: f64 = 0.137;
 
 /// Off by more than this share is a wrong tick.
 const WITHIN: f64 = 0.02;
@@ -385,15 +385,7 @@ fn no_wrong_tick_is_called_reliable_across_the_sweep() {
                       sweep -- --nocapture`.\n";
         std::fs::write(&path, format!("{summary}{}{legend}", table(&outcomes))).unwrap();
     }
-    println!(
-        "wrong and reliable: {}; false bounds: {}; no tick where the values show it: {} of {} ({:.1} %); no tick with 20 levels or more: {}",
-        wrong.len(),
-        false_bounds.len(),
-        missed.len(),
-        visible.len(),
-        100.0 * share,
-        many_levels.len()
-    );
+    println!("{summary}");
     assert!(recordings as u64 >= count.min(2000));
     assert!(
         wrong.is_empty(),
@@ -419,12 +411,45 @@ fn no_wrong_tick_is_called_reliable_across_the_sweep() {
 }
 
 /// The two recordings the sweep was first asked for, made by the generator: a 100 ms
-/// timeout read by a 20 µs clock and printed to two decimals, about 1% of outliers; and a
-/// 100 ms interval read through WebKit's 1 ms clamp, printed whole (99, 100, 101 ms).
+/// timeout read by a 20 µs clock and printed to two decimals (100.06 to 100.18 ms), about
+/// 1% of outliers; and a 100 ms interval read through WebKit's 1 ms clamp, printed whole
+/// (99, 100, 101 ms), about 1% of outliers. `TICKLAB_CASE_SEEDS=N` prints the answers for
+/// N draws of each.
 #[test]
 fn a_timer_read_by_a_finer_clock_is_that_clock() {
+    if let Some(n) = env_u64("TICKLAB_CASE_SEEDS") {
+        for seed in 0..n {
+            for (i, r) in cases(seed).iter().enumerate() {
+                let (a, said) = &answers(r)[0];
+                println!("case {i} seed {seed}: {a:?} {said}");
+            }
+        }
+        return;
+    }
+    // Twenty draws of each: before the estimator judged a level by its spread, it called
+    // 117 of 300 draws of the second a wrong tick (50 ms, reliable) and gave the first no
+    // tick in 241 of 300.
+    for seed in 0..CASE_DRAWS {
+        for r in &cases(seed) {
+            let got = answers(r);
+            assert!(
+                got[0].0.gives_tick(),
+                "{}\n    {:?}: {}",
+                r.describe(),
+                got[0].0,
+                got[0].1
+            );
+        }
+    }
+}
+
+/// Draws of each of the two recordings the test holds to their tick.
+const CASE_DRAWS: u64 = 20;
+
+/// The two recordings, their values drawn from `seed`.
+fn cases(seed: u64) -> [Recording; 2] {
     let timeout = make(
-        55_001,
+        seed,
         Plan {
             clock: Clock::Exact { step: 0.02 },
             print: Print::Rounded { places: 2 },
@@ -441,7 +466,7 @@ fn a_timer_read_by_a_finer_clock_is_that_clock() {
         },
     );
     let interval = make(
-        55_002,
+        seed + 1,
         Plan {
             clock: Clock::Exact { step: 1.0 },
             print: Print::Shortest { python: false },
@@ -456,17 +481,5 @@ fn a_timer_read_by_a_finer_clock_is_that_clock() {
             values: 1009,
         },
     );
-    for r in [&timeout, &interval] {
-        let got = answers(r);
-        eprintln!("{}\n    {}", r.describe(), got[0].1);
-        let mut distinct: Vec<f64> = r.columns[0].clone();
-        distinct.sort_by(f64::total_cmp);
-        distinct.dedup();
-        eprintln!(
-            "    {} distinct: {:?}",
-            distinct.len(),
-            &distinct[..distinct.len().min(12)]
-        );
-        assert!(got[0].0.gives_tick(), "{:?}: {}", got[0].0, got[0].1);
-    }
+    [timeout, interval]
 }

@@ -150,3 +150,127 @@ pub(super) fn walked_beats(f: &Found, k: f64, some: &[f64], space: &Space) -> Ve
 
 /// Most beats of a tick walked on each side, for recorded values.
 const BEATS_WALKED: u32 = 64;
+
+/// When recorded values are too many ticks long for the search to reach their tick (a
+/// 10.015 ns counter's 100 ms intervals: ten million ticks each), or lie on no grid, the
+/// differences between the values inside each pile are short multiples of it: the tick is
+/// theirs. Whole steps are told exactly; a tick of no whole number of steps to two steps
+/// (each value is off its multiple by under one). `e` is the estimate so far, returned
+/// unchanged when the differences tell nothing more.
+pub(super) fn from_piles(
+    p: &Prepared,
+    quantum: Quantum,
+    unit_s: Option<f64>,
+    opts: &EstimatorOptions,
+    e: TickEstimate,
+) -> Result<TickEstimate> {
+    if !opts.recorded || !matches!(e.method, Method::Precision | Method::NoTick) {
+        return Ok(e);
+    }
+    let d = differences_inside_piles(&p.sorted);
+    if d.len() < PILE_DIFFERENCES {
+        return Ok(e);
+    }
+    let inner = EstimatorOptions {
+        recorded: false,
+        ..opts.clone()
+    };
+    let diffs = Prepared::new(&d)?;
+    let step = quantum.step();
+    let exact = if quantum.on_grid() {
+        Some(estimate_prepared(&diffs, quantum, unit_s, &inner, None)?)
+    } else {
+        None
+    };
+    // A tick of a few steps, which chance puts near most differences, is chance's.
+    let good = |t: &TickEstimate| t.found() && t.chance <= 0.5;
+    // On the grid, whole steps only: they divide the differences exactly, where a fraction
+    // of steps meets each within a step, as it would the noise of two roundings.
+    let whole = |t: &TickEstimate| (t.tick / step - (t.tick / step).round()).abs() < 1e-6;
+    let told = match exact {
+        Some(x) if good(&x) && whole(&x) => x,
+        _ => {
+            let two = estimate_prepared(
+                &diffs,
+                Quantum::Spacing { step: 2.0 * step },
+                unit_s,
+                &inner,
+                None,
+            )?;
+            // Differences of two and three steps inside piles: a tick of several steps,
+            // whole or not, leaves values at one multiple one step apart at most (a
+            // rounded reading moves by one step), and the next multiple several away.
+            let steps = |n: f64| {
+                d.iter()
+                    .filter(|&&x| (x - n * step).abs() <= 1e-9 * n * step)
+                    .count()
+            };
+            let fine = steps(2.0) >= 3 && steps(3.0) >= 3;
+            match exact {
+                _ if good(&two) => two,
+                // Nothing coarser than one step divides the differences, and values two
+                // and three steps apart inside piles show a tick of about one step: the
+                // values' own precision is the bound, not where the search stopped.
+                Some(x) if fine && x.caveats.contains(&Caveat::AtPrecision { precision: step }) => {
+                    let mut out = e;
+                    out.tick = step;
+                    out.caveats
+                        .retain(|c| !matches!(c, Caveat::BelowReach { .. }));
+                    out.caveats
+                        .insert(0, Caveat::AtPrecision { precision: step });
+                    out.caveats.push(Caveat::InsidePiles {
+                        differences: d.len() as u64,
+                    });
+                    return Ok(out);
+                }
+                _ => return Ok(e),
+            }
+        }
+    };
+    Ok(TickEstimate {
+        intervals: e.intervals,
+        zeros: e.zeros,
+        rejected: e.rejected,
+        smallest_nonzero: e.smallest_nonzero,
+        smallest_diff_sort: e.smallest_diff_sort,
+        quantum: e.quantum,
+        caveats: told
+            .caveats
+            .into_iter()
+            .chain([Caveat::InsidePiles {
+                differences: d.len() as u64,
+            }])
+            .collect(),
+        ..told
+    })
+}
+
+/// Fewest differences inside piles worth a look.
+const PILE_DIFFERENCES: usize = 20;
+
+/// Spans (in distinct values) of the differences taken inside a pile: as the edges' sums
+/// of the tick experiment, they climb from one tick to many.
+const PILE_SPANS: [usize; 11] = [1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144];
+
+/// The differences between the distinct sorted values of each pile, over [`PILE_SPANS`].
+fn differences_inside_piles(sorted: &[f64]) -> Vec<f64> {
+    let mut distinct: Vec<f64> = sorted.to_vec();
+    distinct.dedup();
+    let mut out = Vec::new();
+    let mut start = 0;
+    for i in 1..=distinct.len() {
+        if i < distinct.len() && distinct[i] <= distinct[i - 1] * (1.0 + PILE_GAP) {
+            continue;
+        }
+        let pile = &distinct[start..i];
+        for s in PILE_SPANS {
+            let mut j = 0;
+            while j + s < pile.len() {
+                out.push(pile[j + s] - pile[j]);
+                j += s;
+            }
+        }
+        start = i;
+    }
+    out
+}

@@ -272,7 +272,13 @@ pub(super) fn ln_tail(n: f64, share: f64, p: f64) -> f64 {
 /// Whether a scored candidate is a tick: nearly every interval, on more than one multiple,
 /// far beyond chance.
 pub(super) fn ok(f: &Found, n: usize, threshold: f64, opts: &EstimatorOptions) -> bool {
-    let s = f.score.effective();
+    // Recorded values are read at moments of their own, never caught mid-step: values
+    // that pair up around a multiple (99 and 101 beside 100) are a spread, not straddles.
+    let s = if opts.recorded {
+        f.score.share
+    } else {
+        f.score.effective()
+    };
     s >= opts.min_share
         && f.chance <= MAX_CHANCE
         && f.score.levels
