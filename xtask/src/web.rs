@@ -22,8 +22,11 @@ use crate::{step, workspace_root, WASM};
 /// a struct's methods cost 0.4 KB in each module that runs one, the caveats' words by
 /// subject 0.3 KB; measured one change at a time, 365.1 KB before them), then for a page
 /// everyone can use and a hub (370 KB: every plot's words for its text alternative, the
-/// dark theme, "Start a class": 2.1 KB, 366.2 KB before them).
-pub const BUDGET_GZ_BYTES: u64 = 370 * 1000;
+/// dark theme, "Start a class": 2.1 KB, 366.2 KB before them), then for no wrong tick
+/// called reliable in recorded values (374 KB: the estimator's rules for them, 4.0 KB in
+/// the lab's module, which reads files; the first answer's module, which reads none,
+/// builds without them: 373.0 KB, 369.0 before). Weight the next change must pay back.
+pub const BUDGET_GZ_BYTES: u64 = 374 * 1000;
 
 /// Budget for the first answer's module (wasm and JavaScript), gzipped: what a phone
 /// downloads before the headline.

@@ -65,6 +65,13 @@ impl Default for EstimatorOptions {
 }
 
 impl EstimatorOptions {
+    /// Whether the rules for recorded values apply: asked for, and built in (the page's
+    /// first answer reads no file, and its module leaves them out).
+    #[inline(always)] // a constant where they are not built in: the rules' code goes
+    fn recorded(&self) -> bool {
+        cfg!(feature = "recorded") && self.recorded
+    }
+
     fn validate(&self) -> Result<()> {
         if !(self.rel_tolerance.is_finite() && (0.0..0.25).contains(&self.rel_tolerance)) {
             return Err(invalid(
@@ -360,10 +367,10 @@ fn estimate_prepared(
     let only: Option<Vec<f64>> = only.map(|o| o.iter().map(|t| t / step).collect());
     let search = search(&u, &gaps, &space, opts, only.as_deref());
     match search.found {
-        Some(f) if opts.recorded && !steps_inside_piles(&u, &f, &space, search.threshold) => {
+        Some(f) if opts.recorded() && !steps_inside_piles(&u, &f, &space, search.threshold) => {
             piled(&mut est, &f);
         }
-        Some(f) => found(&mut est, &f, &u, &space, unit_s, opts.recorded),
+        Some(f) => found(&mut est, &f, &u, &space, unit_s, opts.recorded()),
         None => not_found(&mut est, &search, opts),
     }
     Ok(est)
@@ -560,7 +567,7 @@ fn rival(tau: f64, b: f64, own: f64, theirs: f64) -> bool {
 fn not_found(est: &mut TickEstimate, search: &Search, opts: &EstimatorOptions) {
     let (quantum, step) = (est.quantum, est.quantum.step());
     if let Some(b) = search.best.filter(|b| {
-        opts.recorded
+        opts.recorded()
             && quantum.is_precision()
             // Its own hits, not straddling pairs: 99 and 101 beside 100 are a spread.
             && b.score.share >= opts.min_share

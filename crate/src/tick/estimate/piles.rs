@@ -164,7 +164,7 @@ pub(super) fn from_piles(
     opts: &EstimatorOptions,
     e: TickEstimate,
 ) -> Result<TickEstimate> {
-    if !opts.recorded || !matches!(e.method, Method::Precision | Method::NoTick) {
+    if !opts.recorded() || !matches!(e.method, Method::Precision | Method::NoTick) {
         return Ok(e);
     }
     let d = differences_inside_piles(&p.sorted);

@@ -274,7 +274,7 @@ pub(super) fn ln_tail(n: f64, share: f64, p: f64) -> f64 {
 pub(super) fn ok(f: &Found, n: usize, threshold: f64, opts: &EstimatorOptions) -> bool {
     // Recorded values are read at moments of their own, never caught mid-step: values
     // that pair up around a multiple (99 and 101 beside 100) are a spread, not straddles.
-    let s = if opts.recorded {
+    let s = if opts.recorded() {
         f.score.share
     } else {
         f.score.effective()
@@ -285,7 +285,7 @@ pub(super) fn ok(f: &Found, n: usize, threshold: f64, opts: &EstimatorOptions) -
         && (1.0 - s) <= EFFECT * (1.0 - f.chance)
         && ln_tail(n as f64, f.score.share, f.chance) <= -threshold
         && levels_stand_out(&f.score)
-        && (!opts.recorded || !f.score.fitted || fitted_levels_stand_out(&f.score, threshold))
+        && (!opts.recorded() || !f.score.fitted || fitted_levels_stand_out(&f.score, threshold))
 }
 
 /// Whether the levels a tick fitted to recorded values explains stand out even against

@@ -413,7 +413,7 @@ pub(super) fn search(
         ok(&f, u.len(), threshold, opts).then_some(f)
     });
     let found = match found {
-        Some(f) if opts.recorded => Some(finer_grids(u, f, space, opts, threshold)),
+        Some(f) if opts.recorded() => Some(finer_grids(u, f, space, opts, threshold)),
         f => f,
     };
     if found.is_some() {
