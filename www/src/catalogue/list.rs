@@ -348,7 +348,9 @@ fn implicit(
                 "CSS animation (computed text-indent)",
                 ClockKind::Monotonic,
                 "An empty element's text-indent animated linearly by 1 px a millisecond, read \
-                 back with getComputedStyle: time as a style value",
+                 back with getComputedStyle: the frame's time as a style value, written to six \
+                 significant digits (1 µs in its first second, 10 µs up to its tenth), which \
+                 bound what it can show",
             )
             .with_mapping("count = round(px × 1e6): one px is 1 ms"),
         ),

@@ -260,7 +260,11 @@ impl LabState {
             Ok(entry) => entry,
             Err(row) => return Ok(row),
         };
-        self.tick_of(id, entry.info, readings, entry.counts_per_unit, elapsed_s)
+        let mut info = entry.info;
+        if id == ClockId::CssAnimation {
+            info = info.with_quantum(printed_step(readings) * entry.counts_per_unit);
+        }
+        self.tick_of(id, info, readings, entry.counts_per_unit, elapsed_s)
     }
 
     /// The tick of counted clock `id` (a count of messages or timeouts) from `counts` read
@@ -551,6 +555,22 @@ impl LabState {
     pub fn crossings(&self) -> Crossings {
         self.crossings
     }
+}
+
+/// The step a computed style's length is written to, at the largest of `px`: CSSOM writes
+/// numbers to six significant digits, as every engine does (w3c/csswg-drafts#7416), so a
+/// CSS animation read back through getComputedStyle is known to 1 µs up to a second of
+/// animation and to 10 µs up to ten; the coarsest step of its readings is its data's
+/// precision, whatever time the animation keeps inside.
+pub(crate) fn printed_step(px: &[f64]) -> f64 {
+    const SIGNIFICANT: i32 = 6;
+    px.iter()
+        .copied()
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .reduce(f64::max)
+        .map_or(0.0, |top| {
+            10f64.powi(top.log10().floor() as i32 + 1 - SIGNIFICANT)
+        })
 }
 
 #[cfg(test)]

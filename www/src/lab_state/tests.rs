@@ -177,7 +177,8 @@ fn every_column_of_a_table_is_a_row_in_the_commands_words() {
     assert_eq!(row("browser")[4], "not numbers: skipped");
     assert_eq!(row("same")[4], "all alike: no step");
     assert_eq!(row("date_now")[2], "readings");
-    assert_eq!(row("date_now")[3], "at most 1.000 ms");
+    // Steps of 2 and 4 ms alone: a 2 ms clock, or one of 1 ms read every 2 or 4 ms.
+    assert_eq!(row("date_now")[3], "ambiguous: 2.000 ms, 1.000 ms");
     assert_eq!(row("ms")[2], "durations");
 }
 
@@ -259,4 +260,41 @@ mod counted {
             assert!(r.tick.is_none() && !r.errors.is_empty());
         }
     }
+}
+
+/// A CSS animation read back in Firefox ESR 153 (one reading a task, 1.5 s in headless
+/// Firefox, the animation begun 1.1 s before): lengths written to six significant digits,
+/// 10 µs at these sizes. Its tick is at most that step, never a tick of it.
+#[test]
+fn a_css_animation_is_known_to_its_printing() {
+    assert_eq!(printed_step(&[0.5, 99.99]), 1e-4);
+    assert_eq!(printed_step(&[640.123]), 1e-3);
+    assert_eq!(printed_step(&[1099.58, 2466.67]), 1e-2);
+    let frames = [
+        1099.58, 1116.48, 1132.61, 1149.92, 1166.12, 1182.97, 1216.67, 1265.99, 1316.67, 1366.62,
+        1416.67, 1482.83, 1549.69, 1615.98, 1683.31, 1766.17, 1850.0, 1915.87, 1999.43, 2066.67,
+        2149.87, 2232.9, 2316.42, 2383.33, 2466.67,
+    ];
+    // Read a few times a frame, as one reading a task does.
+    let readings: Vec<f64> = frames.iter().flat_map(|&f| [f; 4]).collect();
+    let mut s = LabState::new(Context {
+        apis: crate::catalogue::Apis {
+            css_animation: true,
+            ..Default::default()
+        },
+        ..Context::default()
+    });
+    s.set_settings(&RawSettings::default()).unwrap();
+    s.start();
+    s.add_readings(ClockId::CssAnimation, &readings, 1.5)
+        .unwrap();
+    s.finish(&PageFacts::default());
+    let report = s.export().unwrap();
+    let tick = report.clocks[0].tick.as_ref().expect("a tick or its bound");
+    assert_eq!(
+        tick.estimate.method,
+        ticklab::tick::Method::Precision,
+        "{tick:?}"
+    );
+    assert_eq!(tick.tick_ns, Some(10_000.0));
 }
