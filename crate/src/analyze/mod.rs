@@ -80,8 +80,11 @@ pub fn recognise(values: &[f64], forced: Option<Kind>) -> Recognised {
     };
     let mut all = values.to_vec();
     let far = median(&mut all) / step;
+    // A clock's readings go down far less often than they go up: values that stand still
+    // and wander by their doubles' noise (1e9, then 999999999.99994) are durations.
     let readings = values.len() >= READINGS_FEWEST
         && down as f64 <= READINGS_DOWN * n as f64
+        && down as usize * 4 <= steps.len()
         && far >= READINGS_FAR;
     Recognised {
         kind: match forced {
@@ -612,7 +615,7 @@ fn offset_estimate(
     if q.is_precision() {
         for &r in &refs {
             let e = tick::estimate(&differences(r), q, unit_s, opts)?;
-            if e.found() {
+            if e.found() && e.tick > tick::FLOAT_NOISE * largest {
                 return Ok(Some((e, r)));
             }
         }
@@ -627,7 +630,9 @@ fn offset_estimate(
     }
     .max(spacing(largest));
     let e = tick::estimate(&d, Quantum::Spacing { step: 2.0 * step }, unit_s, opts)?;
-    Ok(e.found().then_some((e, min)))
+    // A step under the noise of the readings' doubles is that noise (differences near
+    // 100 ms of readings near 20 minutes sit 1.2e-10 ms apart), no clock's.
+    Ok((e.found() && e.tick > tick::FLOAT_NOISE * largest).then_some((e, min)))
 }
 
 /// Every series' tick, and that of all timing series of a tool's file together when they

@@ -65,7 +65,13 @@ pub(super) fn significant_print(series: &Series) -> Option<i32> {
     let finest = *written.iter().max()?;
     let at_finest = written.iter().filter(|p| **p == finest).count();
     let digits = significant_digits(series);
-    (2 * at_finest < written.len() && digits <= 6).then_some(digits)
+    // A printer of so many digits writes no fraction past them: 1000.1 beside 16.7 and
+    // 1000 is a fixed step's printing with its zeros dropped, not four digits.
+    let longer =
+        series.values.iter().zip(&series.places).any(|(x, p)| {
+            *p > 0 && *x > 0.0 && i32::from(*p) + x.log10().floor() as i32 + 1 > digits
+        });
+    (2 * at_finest < written.len() && digits <= 6 && !longer).then_some(digits)
 }
 
 /// The significant digits most values were written with (a printer's "%.4g" writes 31007

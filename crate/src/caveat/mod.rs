@@ -142,6 +142,10 @@ caveats! {
     BelowReach = "below_reach" { reached: f64, precision: f64 },
     /// Nothing coarser than the data's precision explains the intervals.
     AtPrecision = "at_precision" { precision: f64 },
+    /// Recorded values that come no closer than `closest` (the data's units) beside a
+    /// step's rounding: the tick is at most that, and the search could rule out nothing
+    /// finer down to `precision`.
+    ClosestValues = "closest_values" { closest: f64, precision: f64 },
     /// The values lie on no step (doubles at full precision).
     NoStep = "no_step",
     /// The best candidate (the data's units), the share it explains and chance's.
@@ -413,6 +417,10 @@ mod tests {
                 precision: 0.5,
             },
             Caveat::AtPrecision { precision: 0.25 },
+            Caveat::ClosestValues {
+                closest: 11.0,
+                precision: 1.0,
+            },
             Caveat::NoStep,
             Caveat::BestCandidate {
                 tick: 2.0,

@@ -197,6 +197,14 @@ fn tick(c: &Caveat) -> Option<String> {
              chance: the tick is at most that",
             short(*precision)
         ),
+        Caveat::ClosestValues { closest, precision } => format!(
+            "no two values lie closer than {} (beside a step's rounding), so the tick is at \
+             most that; no coarser tick explains them, but finer ones, down to the data's own \
+             precision ({}), are not ruled out: the values are too many ticks long, or on too \
+             few levels, to show one",
+            short(*closest),
+            short(*precision)
+        ),
         Caveat::NoStep => "no tick found: the values lie on no step (doubles at full \
              precision); averages over many runs have no tick"
             .into(),

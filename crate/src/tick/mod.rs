@@ -16,6 +16,7 @@ pub mod quantum;
 
 use serde::{Deserialize, Serialize};
 
+pub(crate) use estimate::FLOAT_NOISE;
 pub use estimate::{
     estimate, estimate_counts, estimate_counts_with, estimate_values, estimate_with_finer,
     exact_gcd, EstimatorOptions, Method, TickEstimate,

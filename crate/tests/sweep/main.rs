@@ -7,8 +7,9 @@
 //!   shows the tick, and never where the values hold 20 or more distinct levels of it.
 //!
 //! It prints its confusion table (the truth against the answer); BENCHMARKS.md keeps it.
-//! `TICKLAB_SWEEP=N` sweeps N recordings instead of the default, `TICKLAB_SWEEP_SEED=S`
-//! shows one recording's answer in full.
+//! `TICKLAB_SWEEP=N` sweeps N recordings instead of the default, `TICKLAB_SWEEP_FROM=S`
+//! from seed S (6 000 from seed 100 000 were never run while the estimator was written:
+//! none wrong), `TICKLAB_SWEEP_SEED=S` shows one recording's answer in full.
 
 mod recordings;
 
@@ -24,12 +25,14 @@ use ticklab::tick::Method;
 /// Recordings in the sweep (the test command's).
 const SWEEP: u64 = 2000;
 
-/// Most bounds finer than the tick, answers without the tick among recordings of 20
-/// levels or more, and share of those whose values show their tick answered without it,
-/// in the default sweep: where they stand, not yet where they should (0, 0, 10%).
-const FALSE_BOUNDS_MOST: usize = 26;
+/// Most answers without the tick among recordings of 20 levels or more of it, in the
+/// default sweep: where they stand, not yet where they should (none). They are fine clocks
+/// (1 to 100 ns) reading sparse events, whose values prove at most their closest gap, and
+/// counters of a fractional tick that no search reaches a million multiples up.
 const MANY_LEVELS_MOST: usize = 35;
-const MISSED_MOST: f64 = 0.137;
+
+/// Most share of the recordings whose values show their tick answered without it.
+const MISSED_MOST: f64 = 0.10;
 
 /// Off by more than this share is a wrong tick.
 const WITHIN: f64 = 0.02;
@@ -200,6 +203,8 @@ struct Outcome {
 }
 
 fn sweep(count: u64) -> Vec<Outcome> {
+    // TICKLAB_SWEEP_FROM=S sweeps from seed S: recordings the estimator was never run on.
+    let from = env_u64("TICKLAB_SWEEP_FROM").unwrap_or(0);
     let next = AtomicUsize::new(0);
     let out = Mutex::new(Vec::new());
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
@@ -210,6 +215,7 @@ fn sweep(count: u64) -> Vec<Outcome> {
                 if seed >= count {
                     break;
                 }
+                let seed = from + seed;
                 let r = recording(seed);
                 let got = answers(&r);
                 let mut o = out.lock().unwrap();
@@ -342,6 +348,23 @@ fn no_wrong_tick_is_called_reliable_across_the_sweep() {
         .collect();
     show("missed with 20 levels or more", &many_levels);
     let mut kinds: BTreeMap<(String, Answer), usize> = BTreeMap::new();
+    for o in &missed {
+        *kinds.entry((o.row.clone(), o.answer)).or_default() += 1;
+    }
+    // TICKLAB_SWEEP_MISSED="1 ms, bound" (a row and an answer) counts the misses of each
+    // row and answer, and lists those of that one.
+    if let Ok(want) = std::env::var("TICKLAB_SWEEP_MISSED") {
+        for ((row, answer), n) in &kinds {
+            println!("missed: {row}, {}: {n}", answer.head());
+        }
+        let some: Vec<&Outcome> = missed
+            .iter()
+            .copied()
+            .filter(|o| format!("{}, {}", o.row, o.answer.head()) == want)
+            .collect();
+        show("missed", &some);
+    }
+    let mut kinds: BTreeMap<(String, Answer), usize> = BTreeMap::new();
     for o in &many_levels {
         *kinds.entry((o.row.clone(), o.answer)).or_default() += 1;
     }
@@ -392,21 +415,21 @@ fn no_wrong_tick_is_called_reliable_across_the_sweep() {
         "{} wrong ticks called reliable",
         wrong.len()
     );
-    // Not yet the aims (no false bound; no tick in at most 10% of the recordings whose
-    // values show their tick, and never with 20 levels of it or more): held here at no
-    // more than they are, so they only go down. BENCHMARKS.md says where they come from.
-    if count == SWEEP {
-        assert!(
-            false_bounds.len() <= FALSE_BOUNDS_MOST,
-            "{} bounds finer than the tick",
-            false_bounds.len()
-        );
+    // A bound finer than the tick is as wrong as a wrong tick.
+    assert!(
+        false_bounds.is_empty(),
+        "{} bounds finer than the tick",
+        false_bounds.len()
+    );
+    if count == SWEEP && env_u64("TICKLAB_SWEEP_FROM").is_none() {
+        assert!(share <= MISSED_MOST, "no tick in {:.1} %", 100.0 * share);
+        // Not yet the aim (never with 20 levels of the tick or more): held at no more
+        // than it is, so it only goes down. BENCHMARKS.md says where it comes from.
         assert!(
             many_levels.len() <= MANY_LEVELS_MOST,
             "{} recordings of 20 levels or more without their tick",
             many_levels.len()
         );
-        assert!(share <= MISSED_MOST, "no tick in {:.1} %", 100.0 * share);
     }
 }
 

@@ -230,10 +230,14 @@ impl Recording {
         k.len()
     }
 
-    /// Whether a column's values step by the tick inside a pile of nearby values (16.6 and
-    /// 16.7 ms of a 100 µs clock): values piled on one multiple of it each (100 and 200 ms
-    /// of a 100 ms clock) are what a finer clock reading events of that period gives too,
-    /// and no reader can tell the two apart.
+    /// Whether a column's values step by the tick inside a pile of nearby values (16.6,
+    /// 16.7 and 16.8 ms of a 100 µs clock): values piled on one multiple of it each (100
+    /// and 200 ms of a 100 ms clock) are what a finer clock reading events of that period
+    /// gives too, and a pile on two neighbouring multiples (16 and 17 ms) what a coarser
+    /// clock gives through the printing's rounding (a rounded reading moves by one step):
+    /// no reader can tell them apart. A pile shows the tick when it holds three multiples
+    /// or more whose differences have no common divisor (996, 1000 and 1004 ms of a 1 ms
+    /// clock show 4 ms).
     pub fn steps_in_a_pile(&self, column: usize) -> bool {
         let t = self.truth();
         let mut v: Vec<f64> = self.columns[column]
@@ -242,16 +246,32 @@ impl Recording {
             .filter(|&x| x > 0.0)
             .collect();
         v.sort_by(f64::total_cmp);
+        fn gcd(a: i64, b: i64) -> i64 {
+            if b == 0 {
+                a
+            } else {
+                gcd(b, a % b)
+            }
+        }
         let mut last = f64::NAN;
-        let mut last_k = f64::NAN;
+        // The pile's multiples so far: how many, and their differences' divisor.
+        let (mut first_k, mut last_k, mut count, mut divisor) = (0i64, 0i64, 0usize, 0i64);
         for x in v {
-            let k = (x / t).round();
+            let k = (x / t).round() as i64;
             // Within 5% of the value before: the same pile.
-            if x <= last * 1.05 && k != last_k {
-                return true;
+            if x <= last * 1.05 {
+                if k != last_k {
+                    count += 1;
+                    divisor = gcd(divisor, k - first_k);
+                    last_k = k;
+                    if count >= 3 && divisor == 1 {
+                        return true;
+                    }
+                }
+            } else {
+                (first_k, last_k, count, divisor) = (k, k, 1, 0);
             }
             last = x;
-            last_k = k;
         }
         false
     }

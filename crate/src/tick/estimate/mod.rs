@@ -29,6 +29,7 @@ mod search;
 
 use judge::*;
 use numeric::*;
+pub(crate) use piles::FLOAT_NOISE;
 use piles::*;
 use score::*;
 use search::*;
@@ -271,10 +272,15 @@ pub fn estimate_with_finer(
             Ok(if again.found() {
                 again
             } else {
-                from_piles(&p, quantum, unit_s, opts, e)?
+                closest_values(&p, quantum, opts, from_piles(&p, quantum, unit_s, opts, e)?)
             })
         }
-        _ => from_piles(&p, quantum, unit_s, opts, e),
+        _ => Ok(closest_values(
+            &p,
+            quantum,
+            opts,
+            from_piles(&p, quantum, unit_s, opts, e)?,
+        )),
     }
 }
 
@@ -367,7 +373,10 @@ fn estimate_prepared(
     let only: Option<Vec<f64>> = only.map(|o| o.iter().map(|t| t / step).collect());
     let search = search(&u, &gaps, &space, opts, only.as_deref());
     match search.found {
-        Some(f) if opts.recorded() && !steps_inside_piles(&u, &f, &space, search.threshold) => {
+        Some(f)
+            if opts.recorded()
+                && !steps_inside_piles(&u, &f, &space, search.threshold, opts.min_share) =>
+        {
             piled(&mut est, &f);
         }
         Some(f) => found(&mut est, &f, &u, &space, unit_s, opts.recorded()),
@@ -671,6 +680,87 @@ mod tests {
         };
         assert!(estimate_values(&[1.0], &o).is_err());
         assert!(estimate_values(&[f64::NAN, -1.0, 0.0], &EstimatorOptions::default()).is_err());
+    }
+
+    #[cfg(feature = "recorded")]
+    fn recorded() -> EstimatorOptions {
+        EstimatorOptions {
+            rel_tolerance: 0.0,
+            recorded: true,
+            ..Default::default()
+        }
+    }
+
+    /// A 10.015 ns counter read in whole ns, near a millisecond apart: intervals a hundred
+    /// thousand ticks long, one multiple's two roundings a nanosecond apart (999 707 and
+    /// 999 708). No search reaches the tick there; "at most 1 ns" would be false, and the
+    /// bound is what the values' closest gap proves.
+    #[cfg(feature = "recorded")]
+    #[test]
+    fn a_bound_is_no_finer_than_the_closest_values() {
+        let tick = 10.015;
+        let mut rng = crate::rng::SplitMix64::new(7);
+        let mut count = 0u64;
+        let read = |c: u64| (c as f64 * tick).round();
+        let mut last = read(count);
+        let mut v = Vec::new();
+        for _ in 0..300 {
+            count += 99_800 + rng.below(40);
+            let now = read(count);
+            v.push(now - last);
+            last = now;
+        }
+        let e = estimate_with_finer(&v, Quantum::Decimals { places: 0 }, None, None, &recorded())
+            .unwrap();
+        assert!(
+            e.tick >= tick * 0.98 && !(e.reliable && (e.tick - tick).abs() > 0.02 * tick),
+            "{e:?}"
+        );
+    }
+
+    /// A 10 ms clock's timer of 1000 ms with two outliers, 520 and 2000 ms: 40 ms explains
+    /// every value, but a clock of half of it (or a quarter) would put 520 on its grid as
+    /// often as not, and one stray is no proof.
+    #[cfg(feature = "recorded")]
+    #[test]
+    fn a_stray_beside_a_pile_is_no_proof_of_a_coarser_tick() {
+        let mut v = vec![1000.0; 71];
+        v.extend([520.0, 2000.0]);
+        let e = estimate_with_finer(&v, Quantum::Decimals { places: 1 }, None, None, &recorded())
+            .unwrap();
+        assert!(!e.reliable, "{e:?}");
+    }
+
+    /// A 41.667 ns counter's values are multiples of 1/3 ns too, and a few outliers beside a
+    /// pile of 4 ms frames prove no tick of 1/3 ns (frames as the sweep made them, read as
+    /// differences of doubles: it once called 1/3 ns reliable).
+    #[cfg(feature = "recorded")]
+    #[test]
+    fn a_divisor_of_the_tick_is_not_called_the_tick() {
+        let tick = 125.0 / 3.0;
+        let mut v: Vec<f64> = [
+            312958.33333301544,
+            764583.3333333433,
+            1907125.0,
+            2044666.6666667461,
+            2852166.666666746,
+            2862708.3333334923,
+            3999999.9999997616,
+            3999999.99999997,
+            4000000.0000002384,
+            4196750.0,
+            7999999.999999999,
+            9430333.333333254,
+            10119166.666666627,
+            17371125.0,
+        ]
+        .to_vec();
+        v.extend([2000000.0; 7]);
+        v.extend([4000000.0; 901]);
+        v.extend([8000000.0; 16]);
+        let e = estimate_with_finer(&v, Quantum::Decimals { places: 3 }, None, None, &recorded())
+            .unwrap();
+        assert!(!e.reliable || (e.tick - tick).abs() <= 0.02 * tick, "{e:?}");
     }
 
     /// An Intel TSC's back-to-back deltas (34 to 48 counts, all even): the exact GCD, 2

@@ -23,11 +23,19 @@ const HARMONIC: u32 = 4;
 /// is a draw that lands on the grid only by the chance a finer clock would give (16.6 and
 /// 16.7 ms of 100 µs; 996, 1000 and 1004 ms of 4 ms; 0.1 to 0.9 ms of 100 µs). Multiples
 /// of a period alone (1000 ms and its half, 500) have no such draws: a clock as fine as
-/// the data's precision reading events of that period gives the same levels. The evidence
-/// must stand out as the levels' does, p ≤ 1%, and for a tick fitted to the values against
-/// every candidate tried too (`threshold`): among millions of fractional ticks, some meet
-/// three stray outliers.
-pub(super) fn steps_inside_piles(u: &[f64], f: &Found, space: &Space, threshold: f64) -> bool {
+/// the data's precision reading events of that period gives the same levels. Beside a
+/// timer's pile the finer clock that matters is one of half the tick, whatever the data's
+/// precision. Draws must nearly all hit (a tick misses none of its own values), and stand
+/// out as the levels' do, p ≤ 1%, and for a tick fitted to the values against every
+/// candidate tried too (`threshold`): among millions of fractional ticks, some meet three
+/// stray outliers.
+pub(super) fn steps_inside_piles(
+    u: &[f64],
+    f: &Found,
+    space: &Space,
+    threshold: f64,
+    min_share: f64,
+) -> bool {
     // The multiples the values are on, with their counts, and the values on none.
     let mut levels: Vec<(f64, usize)> = Vec::new();
     let mut off: Vec<f64> = Vec::new();
@@ -49,26 +57,38 @@ pub(super) fn steps_inside_piles(u: &[f64], f: &Found, space: &Space, threshold:
         (1..=HARMONIC).any(|p| (1..=HARMONIC).any(|q| k * f64::from(q) == main * f64::from(p)))
     };
     // A level far from every other and thin beside the most populated (a stray outlier
-    // that happens to sit on a multiple) is no draw of a pile: as free as the one the
-    // tick was fitted to. Levels of durations of every size are each a draw.
+    // that happens to sit on a multiple) is as free for a fitted tick as the level it was
+    // fitted to: no draw. For a whole number of steps it is one, and so is every value off
+    // the grid. Levels of durations of every size are each a draw.
     let most = levels.iter().map(|l| l.1).max().unwrap_or(0);
-    let beside = |i: usize| {
+    let in_pile = |i: usize| {
         let k = levels[i].0;
-        if levels[i].1 * STRAY > most {
-            return true;
-        }
         [i.checked_sub(1), Some(i + 1)]
             .into_iter()
             .flatten()
             .filter_map(|j| levels.get(j))
             .any(|l| (l.0 - k).abs() <= 2.0 || (l.0 - k).abs() <= PILE_GAP * k)
     };
-    let (mut draws, mut hits, mut chance) = (0u32, 0u32, 0.0);
-    for (i, &(k, _)) in levels.iter().enumerate() {
-        if k != main && !harmonic(k) && beside(i) {
-            draws += 1;
-            hits += 1;
-            chance += space.chance_at(f.tau, f.tol, k);
+    let stray = |i: usize| levels[i].1 * STRAY <= most && !in_pile(i);
+    // A clock of half the tick puts a value on the tick's multiples half the time, however
+    // fine the data's precision (a 10 ms clock's 520 ms is on 40 ms's grid by a chance of
+    // one in four): beside a timer's pile, every draw is at that chance. Inside a pile
+    // spread over several multiples such a clock would fill the halves between them: there
+    // each value is a draw, up to [`PILE_WEIGHT`] a level. Levels of durations of every
+    // size, with no pile among them, keep the data's chance.
+    let half = if f.tau >= 2.0 && most >= STRAY {
+        0.5
+    } else {
+        0.0
+    };
+    let at = |k: f64| space.chance_at(f.tau, f.tol, k).max(half);
+    let (mut draws, mut hits, mut chance) = (0usize, 0usize, 0.0);
+    for (i, &(k, n)) in levels.iter().enumerate() {
+        if k != main && !harmonic(k) && (!f.score.fitted || !stray(i)) {
+            let w = if in_pile(i) { n.min(PILE_WEIGHT) } else { 1 };
+            draws += w;
+            hits += w;
+            chance += w as f64 * at(k);
         }
     }
     // Values beside a populated multiple but on none: draws that missed.
@@ -81,9 +101,9 @@ pub(super) fn steps_inside_piles(u: &[f64], f: &Found, space: &Space, threshold:
             .any(|l| (x - l.0 * f.tau).abs() <= PILE_GAP * x)
     };
     for &x in &off {
-        if near(x) {
+        if near(x) || !f.score.fitted {
             draws += 1;
-            chance += space.chance_at(f.tau, f.tol, rnd(x / f.tau).max(1.0));
+            chance += at(rnd(x / f.tau).max(1.0));
         }
     }
     if draws == 0 {
@@ -94,9 +114,17 @@ pub(super) fn steps_inside_piles(u: &[f64], f: &Found, space: &Space, threshold:
     } else {
         LEVELS_LN
     };
-    let share = f64::from(hits) / f64::from(draws);
-    ln_tail(f64::from(draws), share, chance / f64::from(draws)) <= -bar
+    let share = hits as f64 / draws as f64;
+    // The clock's tick misses no draw but by an outlier of its own: draws that miss as
+    // often as they hit are a finer clock's (6 of 11 strays of a 10 ms clock on 20 ms).
+    if share < min_share {
+        return false;
+    }
+    ln_tail(draws as f64, share, chance / draws as f64) <= -bar
 }
+
+/// Most values of one level counted as draws inside a pile.
+const PILE_WEIGHT: usize = 8;
 
 /// A tick whose recorded values pile on its multiples without stepping by it inside a pile:
 /// it and the data's precision explain them alike, so no tick is given.
@@ -202,10 +230,14 @@ pub(super) fn from_piles(
             // rounded reading moves by one step), and the next multiple several away.
             let steps = |n: f64| {
                 d.iter()
-                    .filter(|&&x| (x - n * step).abs() <= 1e-9 * n * step)
+                    // Differences of values near 33 ms carry their doubles' noise,
+                    // far under a step.
+                    .filter(|&&x| (x - n * step).abs() <= 0.01 * step)
                     .count()
             };
-            let fine = steps(2.0) >= 3 && steps(3.0) >= 3;
+            // Steps under doubles' noise are that noise, not a clock's.
+            let largest = p.sorted[p.sorted.len() - 1];
+            let fine = step > FLOAT_NOISE * largest && steps(2.0) >= 3 && steps(3.0) >= 3;
             match exact {
                 _ if good(&two) => two,
                 // Nothing coarser than one step divides the differences, and values two
@@ -216,8 +248,13 @@ pub(super) fn from_piles(
                     out.tick = step;
                     out.caveats
                         .retain(|c| !matches!(c, Caveat::BelowReach { .. }));
-                    out.caveats
-                        .insert(0, Caveat::AtPrecision { precision: step });
+                    if !out
+                        .caveats
+                        .contains(&Caveat::AtPrecision { precision: step })
+                    {
+                        out.caveats
+                            .insert(0, Caveat::AtPrecision { precision: step });
+                    }
                     out.caveats.push(Caveat::InsidePiles {
                         differences: d.len() as u64,
                     });
@@ -244,6 +281,96 @@ pub(super) fn from_piles(
         ..told
     })
 }
+
+/// A bound on recorded values is only as sound as their closest values. Two values on
+/// different multiples of a tick lie at least a tick apart, less the readings' rounding (a
+/// step when each reading was rounded to the step before they were differenced: a 10.015
+/// ns counter read in whole ns gives 999 707 and 999 708 ns for one multiple). A search
+/// that meets no tick says nothing of a fractional one that the values hold a million
+/// times, nor of any tick when the values sit on a few levels; so "at most the precision"
+/// (or the search's reach) stands only where values come closer: three in a row a step
+/// apart, one step apart with two or three steps apart beside, or one step apart with no
+/// wider gap. Otherwise the bound
+/// is the closest values' gap, plus two steps of rounding when values one step apart show
+/// it. `e` is returned unchanged when its bound stands.
+pub(super) fn closest_values(
+    p: &Prepared,
+    quantum: Quantum,
+    opts: &EstimatorOptions,
+    mut e: TickEstimate,
+) -> TickEstimate {
+    if !opts.recorded() || e.method != Method::Precision || !quantum.is_precision() {
+        return e;
+    }
+    let step = quantum.step();
+    // Values closer than doubles' noise are one value (differences of readings near 20 s,
+    // written to 1e-6 ns, differ by 4e-6 ns for one multiple).
+    let mut k: Vec<f64> = Vec::new();
+    for &x in &p.sorted {
+        let at = (x / step).round();
+        match k.last() {
+            Some(&last) if (at - last) * step <= FLOAT_NOISE * x => {}
+            _ => k.push(at),
+        }
+    }
+    // Gaps between neighbouring distinct values, in steps, and runs of three values a step
+    // apart (99, 100 and 101 ms): more than one multiple's rounding gives.
+    let (mut ones, mut twos, mut threes, mut runs) = (0usize, 0usize, 0usize, 0usize);
+    let mut wider = f64::INFINITY;
+    let mut last = 0.0;
+    for w in k.windows(2) {
+        let g = w[1] - w[0];
+        if g == 1.0 && last == 1.0 {
+            runs += 1;
+        }
+        last = g;
+        match g {
+            1.0 => ones += 1,
+            2.0 => twos += 1,
+            3.0 => threes += 1,
+            _ => {}
+        }
+        if g >= 2.0 {
+            wider = wider.min(g);
+        }
+    }
+    let Some(&least) = k.first() else {
+        return e;
+    };
+    let proven = if ones == 0 {
+        // Every value two steps or more from the next: a tick of that gap fits them all,
+        // and one of the smallest value (a single level) too.
+        wider.min(least)
+    } else if runs > 0 || twos > 0 || threes > 0 || wider.is_infinite() {
+        return e;
+    } else {
+        // One step apart, then nothing closer than `wider`: the ones are a multiple's
+        // rounding, the next multiple `wider` on, give or take a step each side.
+        wider + 2.0
+    };
+    if !proven.is_finite() || proven * step <= e.tick * (1.0 + 1e-9) {
+        return e;
+    }
+    e.tick = proven * step;
+    e.caveats.retain(|c| {
+        !matches!(
+            c,
+            Caveat::AtPrecision { .. } | Caveat::BelowReach { .. } | Caveat::InsidePiles { .. }
+        )
+    });
+    e.caveats.insert(
+        0,
+        Caveat::ClosestValues {
+            closest: proven * step,
+            precision: step,
+        },
+    );
+    e
+}
+
+/// Differences of doubles carry noise of this share of the readings' size, which may be a
+/// million times the intervals': steps finer than this share of a value are no clock's.
+pub(crate) const FLOAT_NOISE: f64 = 1e-9;
 
 /// Fewest differences inside piles worth a look.
 const PILE_DIFFERENCES: usize = 20;
