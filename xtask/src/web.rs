@@ -25,8 +25,10 @@ use crate::{step, workspace_root, WASM};
 /// dark theme, "Start a class": 2.1 KB, 366.2 KB before them), then for no wrong tick
 /// called reliable in recorded values (374 KB: the estimator's rules for them, 4.0 KB in
 /// the lab's module, which reads files; the first answer's module, which reads none,
-/// builds without them: 373.0 KB, 369.0 before). Weight the next change must pay back.
-pub const BUDGET_GZ_BYTES: u64 = 374 * 1000;
+/// builds without them: 373.0 KB, 369.0 before), then for bounds no finer than recorded
+/// values prove (375 KB: the closest values' bound and its caveat, a half tick's chance
+/// beside a pile: 1.0 KB, 373.2 KB before). Weight the next change must pay back.
+pub const BUDGET_GZ_BYTES: u64 = 375 * 1000;
 
 /// Budget for the first answer's module (wasm and JavaScript), gzipped: what a phone
 /// downloads before the headline.

@@ -198,10 +198,8 @@ fn tick(c: &Caveat) -> Option<String> {
             short(*precision)
         ),
         Caveat::ClosestValues { closest, precision } => format!(
-            "no two values lie closer than {} (beside a step's rounding), so the tick is at \
-             most that; no coarser tick explains them, but finer ones, down to the data's own \
-             precision ({}), are not ruled out: the values are too many ticks long, or on too \
-             few levels, to show one",
+            "no two values lie closer than {} but by rounding: the tick is at most that, \
+             and may be as fine as the data's precision ({})",
             short(*closest),
             short(*precision)
         ),
@@ -220,9 +218,8 @@ fn tick(c: &Caveat) -> Option<String> {
             chance * 100.0
         ),
         Caveat::InsidePiles { differences } => format!(
-            "told by the {differences} differences between values inside their piles (a \
-             timer's firings near its period): the values themselves are too many ticks \
-             long for their own multiples to be told"
+            "told by the {differences} differences between values inside their piles: the \
+             values are too many ticks long to tell it"
         ),
         Caveat::SharedOffset { reference, unit } => format!(
             "the values share an offset: their differences from one of them ({}) are \
