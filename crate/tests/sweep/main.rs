@@ -2,9 +2,11 @@
 //! frame loops and intervals, each read by a clock of known tick and printed as programs
 //! print ([`recordings`], which shares no code with the lab). Every recording is analysed as
 //! `ticklab analyze` reads a file, and its answer held against the clock's tick:
-//! - no answer called reliable is more than 2% from the truth, in any recording;
-//! - "ambiguous", "no tick" or a mere bound come in at most 10% of those whose printing
-//!   shows the tick, and never where the values hold 20 or more distinct levels of it.
+//! - no answer called reliable is more than 2% from the truth, in any recording, and no
+//!   bound is finer than the truth;
+//! - "ambiguous", "no tick" or a mere bound come in at most 10% of those whose values show
+//!   the tick (printed finely enough, and a pile over three multiples of it or more), and
+//!   never where the values hold 20 or more distinct levels of it (not met yet: held).
 //!
 //! It prints its confusion table (the truth against the answer); BENCHMARKS.md keeps it.
 //! `TICKLAB_SWEEP=N` sweeps N recordings instead of the default, `TICKLAB_SWEEP_FROM=S`
@@ -195,7 +197,8 @@ struct Outcome {
     sort: f64,
     answer: Answer,
     hidden: bool,
-    /// Whether the values step by the tick inside a pile, so a reader could tell it.
+    /// Whether the values step by the tick inside a pile, so a reader could tell it
+    /// ([`Recording::steps_in_a_pile`]).
     shows: bool,
     levels: usize,
     said: String,
@@ -334,8 +337,9 @@ fn no_wrong_tick_is_called_reliable_across_the_sweep() {
         .filter(|o| o.answer == Answer::Wrong)
         .collect();
     show("wrong", &wrong);
-    // Where the printing shows the tick and the values step by it inside a pile, the
-    // answer should give it.
+    // Where the printing shows the tick and a pile steps by it (three multiples or more,
+    // no coarser step between them: two neighbours are what a coarser clock's rounding
+    // gives), the answer should give it.
     let visible: Vec<&Outcome> = outcomes.iter().filter(|o| o.shows).collect();
     let missed: Vec<&Outcome> = visible
         .iter()
@@ -384,7 +388,8 @@ fn no_wrong_tick_is_called_reliable_across_the_sweep() {
         "{} recordings ({} columns) of timers, intervals and frame loops, {}; a row for each \
          clock's tick (the truth), a column for each kind of answer. Reliable and wrong: {}. \
          Bounds finer than the tick: {}. No tick where the values show it (the printing \
-         shows the tick and the values step by it inside a pile): {} of {} ({:.1} %); \
+         shows the tick, and a pile holds three multiples of it or more with no coarser \
+         step between them): {} of {} ({:.1} %); \
          without the tick among those of 20 levels of it or more: {}.\n\n",
         recordings,
         outcomes.len(),
