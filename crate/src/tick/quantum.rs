@@ -156,18 +156,27 @@ impl Quantum {
         if v.is_empty() || max == 0.0 {
             return (Quantum::Decimals { places: 0 }, None);
         }
-        let (mut coarsest, mut finest) = (None, None);
+        let mut finest = None;
         for places in MIN_PLACES..=MAX_PLACES {
             let scale = 10f64.powi(places);
             // Past 2^43 steps a double cannot say whether it sits on the grid.
             if max * scale > 8.8e12 {
                 break;
             }
-            if on_grid(&v, scale) {
-                coarsest.get_or_insert(places);
+            if on_grid(&v, scale, GRID_SLACK) {
                 finest = Some(places);
             }
         }
+        // Noise that fits the finest grid within its slack is ten times smaller, in steps,
+        // at each coarser one: values a coarse grid holds only to a twentieth of its step
+        // are spread by something else (a 1 ms timer read on 1 ns lies within 5 µs of 1.00
+        // by its jitter, and its grid is the nanosecond).
+        let coarsest = finest.and_then(|f| {
+            (MIN_PLACES..=f).find(|&c| {
+                let slack = GRID_SLACK * 10f64.powi((c - f + 1).min(0));
+                on_grid(&v, 10f64.powi(c), slack)
+            })
+        });
         // The finer quantum needs only to tell a tick of one coarse step from the steps:
         // a thousandth of it does, and keeps the values few steps long.
         match (coarsest, finest) {
@@ -190,8 +199,8 @@ const GRID_POINTS: usize = 5;
 
 /// Whether nearly all of `v` (times `scale`) lie on whole numbers, or all a fixed fraction
 /// past them (hyperfine takes the shell's mean start-up time off whole nanoseconds), over
-/// [`GRID_POINTS`] grid points at least.
-fn on_grid(v: &[f64], scale: f64) -> bool {
+/// [`GRID_POINTS`] grid points at least, each within `slack` of a step.
+fn on_grid(v: &[f64], scale: f64, slack: f64) -> bool {
     let mut residues: Vec<f64> = Vec::with_capacity(v.len());
     for &x in v {
         let y = x * scale;
@@ -212,7 +221,7 @@ fn on_grid(v: &[f64], scale: f64) -> bool {
     let (mut best, mut from) = (0, 0.0);
     let mut j = 0;
     for i in 0..n {
-        while j < wrapped.len() && wrapped[j] <= wrapped[i] + 2.0 * GRID_SLACK {
+        while j < wrapped.len() && wrapped[j] <= wrapped[i] + 2.0 * slack {
             j += 1;
         }
         if j - i > best {
@@ -231,7 +240,7 @@ fn on_grid(v: &[f64], scale: f64) -> bool {
             // How far past the window's start, around the circle (both lie in [0, 1)).
             let d = r - from;
             let past = if d < 0.0 { d + 1.0 } else { d };
-            (past <= 2.0 * GRID_SLACK + 1e-12).then(|| (x * scale - past).round())
+            (past <= 2.0 * slack + 1e-12).then(|| (x * scale - past).round())
         })
         .collect();
     crate::stats::sort_f64(&mut points);
@@ -311,6 +320,21 @@ mod tests {
         let (coarse, finer) = Quantum::infer_with_finer(&ms);
         assert_eq!(coarse, Quantum::Decimals { places: 1 });
         assert_eq!(finer, Some(Quantum::Decimals { places: 4 }));
+    }
+
+    /// A 1 ms timer read on whole nanoseconds, in milliseconds from float arithmetic
+    /// (1.000253000000157): within 5 µs of 1.00 by its jitter, on the nanosecond's grid by
+    /// its clock. A few outliers near 0.5 and 2 ms lie near hundredths too.
+    #[test]
+    fn a_narrow_pile_is_not_on_a_coarse_grid_by_its_jitter() {
+        let t0 = 81_234_567.125;
+        let mut v: Vec<f64> = (0..400u64)
+            .map(|i| (t0 + 1.0 + (i * 7919 % 400) as f64 * 1e-6) - t0)
+            .collect();
+        v.extend(
+            [0.500_01, 0.500_03, 2.000_02, 3.000_04, 4.000_01, 0.700_02].map(|x| (t0 + x) - t0),
+        );
+        assert_eq!(Quantum::infer(&v), Quantum::Decimals { places: 6 });
     }
 
     #[test]
