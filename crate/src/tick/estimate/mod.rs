@@ -379,17 +379,7 @@ fn estimate_prepared(
         {
             piled(&mut est, &f);
         }
-        Some(f) => match larger_multiple(&u, &f).filter(|_| opts.recorded()) {
-            // The multiple first: the tick is the largest that explains the values.
-            Some(m) => {
-                piled(&mut est, &f);
-                est.caveats.pop();
-                est.caveats.push(Caveat::Ambiguous {
-                    ticks: vec![m * step, f.tau * step],
-                });
-            }
-            None => found(&mut est, &f, &u, &space, unit_s, opts.recorded()),
-        },
+        Some(f) => found(&mut est, &f, &u, &space, unit_s, opts.recorded()),
         None => not_found(&mut est, &search, opts),
     }
     Ok(est)

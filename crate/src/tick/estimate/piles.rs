@@ -215,11 +215,8 @@ pub(super) fn from_piles(
     // On the grid, whole steps only: they divide the differences exactly, where a fraction
     // of steps meets each within a step, as it would the noise of two roundings.
     let whole = |t: &TickEstimate| (t.tick / step - (t.tick / step).round()).abs() < 1e-6;
-    // A step under doubles' noise (2e-6 ns among values of 1e8 ns) is that noise.
-    let largest = p.sorted[p.sorted.len() - 1];
-    let noise = |t: &TickEstimate| t.tick <= FLOAT_NOISE * largest;
     let told = match exact {
-        Some(x) if good(&x) && whole(&x) && !noise(&x) => x,
+        Some(x) if good(&x) && whole(&x) => x,
         _ => {
             let two = estimate_prepared(
                 &diffs,
@@ -239,9 +236,10 @@ pub(super) fn from_piles(
                     .count()
             };
             // Steps under doubles' noise are that noise, not a clock's.
+            let largest = p.sorted[p.sorted.len() - 1];
             let fine = step > FLOAT_NOISE * largest && steps(2.0) >= 3 && steps(3.0) >= 3;
             match exact {
-                _ if good(&two) && !noise(&two) => two,
+                _ if good(&two) => two,
                 // Nothing coarser than one step divides the differences, and values two
                 // and three steps apart inside piles show a tick of about one step: the
                 // values' own precision is the bound, not where the search stopped.
@@ -373,29 +371,6 @@ pub(super) fn closest_values(
 /// Differences of doubles carry noise of this share of the readings' size, which may be a
 /// million times the intervals': steps finer than this share of a value are no clock's.
 pub(crate) const FLOAT_NOISE: f64 = 1e-9;
-
-/// The largest multiple of a tick found in recorded values that explains every level the
-/// tick does, when they are three or more: the tick is the largest that divides them (a
-/// 52.083 ns counter's values are multiples of 5/12 ns too).
-pub(super) fn larger_multiple(u: &[f64], f: &Found) -> Option<f64> {
-    let hit = |t: f64, x: f64| {
-        let k = rnd(x / t);
-        k >= 1.0 && (x - k * t).abs() < f.tol
-    };
-    let mut own: Vec<f64> = u.iter().copied().filter(|&x| hit(f.tau, x)).collect();
-    own.dedup();
-    if own.len() < 3 {
-        return None;
-    }
-    let top = (own[0] / f.tau).floor().min(f64::from(MULTIPLES_TRIED)) as u32;
-    (2..=top)
-        .rev()
-        .map(|m| f64::from(m) * f.tau)
-        .find(|&t| own.iter().all(|&x| hit(t, x)))
-}
-
-/// Most multiples of a found tick tried by [`larger_multiple`].
-const MULTIPLES_TRIED: u32 = 4096;
 
 /// Fewest differences inside piles worth a look.
 const PILE_DIFFERENCES: usize = 20;
