@@ -216,7 +216,7 @@ fn derived(figures: &[Figure], gz: &crate::web::Weight) -> Vec<Figure> {
     let mut weight = Figure::new(
         7,
         "page wasm + JavaScript, gzipped (everything)",
-        format!("≤ {} KB", crate::web::BUDGET_GZ_BYTES / 1000),
+        format!("≤ {} KB", crate::web::BUDGET_GZ_BYTES as f64 / 1000.0),
         format!("{:.1} KB", gz.total as f64 / 1000.0),
         Some(gz.total <= crate::web::BUDGET_GZ_BYTES),
     );

@@ -27,8 +27,10 @@ use crate::{step, workspace_root, WASM};
 /// the lab's module, which reads files; the first answer's module, which reads none,
 /// builds without them: 373.0 KB, 369.0 before), then for bounds no finer than recorded
 /// values prove (375 KB: the closest values' bound and its caveat, a half tick's chance
-/// beside a pile: 1.0 KB, 373.2 KB before). Weight the next change must pay back.
-pub const BUDGET_GZ_BYTES: u64 = 375 * 1000;
+/// beside a pile: 1.0 KB, 373.2 KB before), and down to 374.5 KB (caveats matched by
+/// pattern, not compared whole: 1.3 KB, which paid for every tick tried on every level,
+/// 0.7 KB, and the largest tick that explains the levels, 0.3 KB; 374.1 KB after).
+pub const BUDGET_GZ_BYTES: u64 = 374_500;
 
 /// Budget for the first answer's module (wasm and JavaScript), gzipped: what a phone
 /// downloads before the headline.
@@ -286,9 +288,9 @@ pub fn build_with(features: &[&str]) -> Result<Weight, String> {
     println!(
         "the first answer's module: {:.1} KB gzipped of {} KB; everything: {:.1} KB of {} KB",
         w.first as f64 / 1000.0,
-        FIRST_BUDGET_GZ_BYTES / 1000,
+        FIRST_BUDGET_GZ_BYTES as f64 / 1000.0,
         w.total as f64 / 1000.0,
-        BUDGET_GZ_BYTES / 1000,
+        BUDGET_GZ_BYTES as f64 / 1000.0,
     );
     if features.is_empty() {
         if w.first > FIRST_BUDGET_GZ_BYTES {

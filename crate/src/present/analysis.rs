@@ -332,7 +332,9 @@ pub fn verdict_words(a: &SeriesAnalysis) -> String {
                 "finer than the file shows".into()
             }
             Method::Precision => "at most its precision".into(),
-            _ if e.caveats.contains(&Caveat::SingleLevel) => "one level: a bound".into(),
+            _ if e.caveats.iter().any(|c| matches!(c, Caveat::SingleLevel)) => {
+                "one level: a bound".into()
+            }
             _ => "a tick".into(),
         },
     }

@@ -353,7 +353,7 @@ pub enum Front {
 pub fn advice(kind: ErrorKind, cause: &Caveat, front: Front) -> Option<&'static str> {
     match (kind, front) {
         // Only the command takes a range of sizes.
-        (ErrorKind::NoData, Front::Command) if *cause == Caveat::FewerThanTwoSizes => {
+        (ErrorKind::NoData, Front::Command) if matches!(cause, Caveat::FewerThanTwoSizes) => {
             Some("widen --n")
         }
         (ErrorKind::Frozen | ErrorKind::TooSlow | ErrorKind::BudgetExhausted, Front::Command) => {

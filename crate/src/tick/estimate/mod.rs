@@ -219,7 +219,7 @@ pub fn estimate_counts_with(
         // The robust search's caveats were of its own tick (a beat that fits as well,
         // straddles, misses): the GCD divides every interval exactly, so only the number of
         // intervals and a single level still limit it.
-        let single = est.caveats.contains(&Caveat::SingleLevel);
+        let single = est.caveats.iter().any(|c| matches!(c, Caveat::SingleLevel));
         est.caveats.clear();
         if single {
             est.caveats.push(Caveat::SingleLevel);
@@ -272,12 +272,19 @@ pub fn estimate_with_finer(
             Ok(if again.found() {
                 again
             } else {
-                closest_values(&p, quantum, opts, from_piles(&p, quantum, unit_s, opts, e)?)
+                closest_values(
+                    &p,
+                    quantum,
+                    unit_s,
+                    opts,
+                    from_piles(&p, quantum, unit_s, opts, e)?,
+                )
             })
         }
         _ => Ok(closest_values(
             &p,
             quantum,
+            unit_s,
             opts,
             from_piles(&p, quantum, unit_s, opts, e)?,
         )),
@@ -377,9 +384,18 @@ fn estimate_prepared(
             if opts.recorded()
                 && !steps_inside_piles(&u, &f, &space, search.threshold, opts.min_share) =>
         {
-            piled(&mut est, &f);
+            if stepwise(&u, &space, quantum) {
+                precision_shown(&mut est);
+            } else {
+                piled(&mut est, &f, 1.0);
+            }
         }
-        Some(f) => found(&mut est, &f, &u, &space, unit_s, opts.recorded()),
+        // The multiple first: the tick is the largest that explains the values.
+        Some(f) => match opts.recorded().then(|| larger_multiple(&u, &f)).flatten() {
+            Some(m) => piled(&mut est, &f, m),
+            None => found(&mut est, &f, &u, &space, unit_s, opts.recorded()),
+        },
+        None if opts.recorded() && stepwise(&u, &space, quantum) => precision_shown(&mut est),
         None => not_found(&mut est, &search, opts),
     }
     Ok(est)
@@ -573,6 +589,39 @@ fn rival(tau: f64, b: f64, own: f64, theirs: f64) -> bool {
 /// No tick coarser than the quantum: "at most" the quantum, or where the search stopped
 /// when that is coarser, or no step at all; and the best candidate that was not enough.
 #[inline(always)] // one caller: a stage of it, named
+/// Whether recorded values on a grid come four in a row a step apart (16.5 to 16.8 ms): one
+/// level of a tick holds at most three (readings rounded before they were differenced, a
+/// whole number of steps apart give or take doubles' noise: 9 999 999 to 10 000 001 ns of
+/// a 41.667 ns counter), so no tick of more than a few steps holds them, and a coarser
+/// tick that leaves them piled is no rival to the data's precision.
+fn stepwise(u: &[f64], space: &Space, quantum: Quantum) -> bool {
+    if !(space.grid && quantum.is_precision()) {
+        return false;
+    }
+    let (mut last, mut run) = (f64::NAN, 0);
+    for &x in u {
+        let k = rnd(x);
+        if k == last + 1.0 {
+            run += 1;
+            if run >= 4 {
+                return true;
+            }
+        } else if k != last {
+            run = 1;
+        }
+        last = k;
+    }
+    false
+}
+
+/// "At most the data's precision", which the values show.
+fn precision_shown(est: &mut TickEstimate) {
+    est.share_explained = 1.0;
+    est.caveats.push(Caveat::AtPrecision {
+        precision: est.quantum.step(),
+    });
+}
+
 fn not_found(est: &mut TickEstimate, search: &Search, opts: &EstimatorOptions) {
     let (quantum, step) = (est.quantum, est.quantum.step());
     if let Some(b) = search.best.filter(|b| {
@@ -619,162 +668,4 @@ fn not_found(est: &mut TickEstimate, search: &Search, opts: &EstimatorOptions) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn exact_gcd_ignores_zeros() {
-        assert_eq!(exact_gcd(&[0, 12, 18, 0, 30]), 6);
-        assert_eq!(exact_gcd(&[0, 0]), 0);
-    }
-
-    #[test]
-    fn chance_on_a_grid_counts_grid_points() {
-        let s = Space {
-            grid: true,
-            q_tol: 1.0 - 1e-6,
-            rel: 0.0,
-        };
-        let spread: Vec<f64> = (1..4000).map(f64::from).collect();
-        // A whole tick of 3 steps explains a third of the integers, exactly.
-        assert!((s.chance(3.0, s.q_tol, &spread) - 1.0 / 3.0).abs() < 1e-3);
-        // 2.5 steps: every other multiple is a whole number.
-        assert!((s.chance(2.5, s.q_tol, &spread) - 0.6).abs() < 1e-2);
-        // 10.015 steps: two grid points near almost every multiple.
-        assert!((s.chance(10.015, s.q_tol, &spread) - 2.0 / 10.015).abs() < 2e-3);
-        // A hair off 2 steps: far out, both neighbours of every multiple.
-        let far: Vec<f64> = (50_000..60_000).map(f64::from).collect();
-        assert!(s.chance(2.000_000_001, s.q_tol, &far) > 0.95);
-        let f = Space { grid: false, ..s };
-        assert!((f.chance(100.0, 1.0, &spread) - 0.02).abs() < 1e-12);
-    }
-
-    #[test]
-    fn radix_sort_sorts() {
-        let mut rng = crate::rng::SplitMix64::new(3);
-        let mut v: Vec<u64> = (0..10_000)
-            .map(|i| match i % 3 {
-                0 => (1.0 + rng.unit() * 1e6).to_bits(),
-                1 => rng.next_u64(),
-                _ => 42,
-            })
-            .collect();
-        let mut want = v.clone();
-        want.sort_unstable();
-        radix_sort(&mut v);
-        assert_eq!(v, want);
-    }
-
-    #[test]
-    fn tail_bound() {
-        assert_eq!(ln_tail(100.0, 0.5, 0.5), 0.0);
-        assert!((ln_tail(10.0, 1.0, 0.1) - 10.0 * 0.1f64.ln()).abs() < 1e-9);
-        assert!(ln_tail(1000.0, 0.99, 0.98) > -20.0);
-    }
-
-    #[test]
-    fn bad_options_are_refused() {
-        let o = EstimatorOptions {
-            min_share: 0.0,
-            ..Default::default()
-        };
-        assert!(estimate_values(&[1.0], &o).is_err());
-        assert!(estimate_values(&[f64::NAN, -1.0, 0.0], &EstimatorOptions::default()).is_err());
-    }
-
-    #[cfg(feature = "recorded")]
-    fn recorded() -> EstimatorOptions {
-        EstimatorOptions {
-            rel_tolerance: 0.0,
-            recorded: true,
-            ..Default::default()
-        }
-    }
-
-    /// A 10.015 ns counter read in whole ns, near a millisecond apart: intervals a hundred
-    /// thousand ticks long, one multiple's two roundings a nanosecond apart (999 707 and
-    /// 999 708). No search reaches the tick there; "at most 1 ns" would be false, and the
-    /// bound is what the values' closest gap proves.
-    #[cfg(feature = "recorded")]
-    #[test]
-    fn a_bound_is_no_finer_than_the_closest_values() {
-        let tick = 10.015;
-        let mut rng = crate::rng::SplitMix64::new(7);
-        let mut count = 0u64;
-        let read = |c: u64| (c as f64 * tick).round();
-        let mut last = read(count);
-        let mut v = Vec::new();
-        for _ in 0..300 {
-            count += 99_800 + rng.below(40);
-            let now = read(count);
-            v.push(now - last);
-            last = now;
-        }
-        let e = estimate_with_finer(&v, Quantum::Decimals { places: 0 }, None, None, &recorded())
-            .unwrap();
-        assert!(
-            e.tick >= tick * 0.98 && !(e.reliable && (e.tick - tick).abs() > 0.02 * tick),
-            "{e:?}"
-        );
-    }
-
-    /// A 10 ms clock's timer of 1000 ms with two outliers, 520 and 2000 ms: 40 ms explains
-    /// every value, but a clock of half of it (or a quarter) would put 520 on its grid as
-    /// often as not, and one stray is no proof.
-    #[cfg(feature = "recorded")]
-    #[test]
-    fn a_stray_beside_a_pile_is_no_proof_of_a_coarser_tick() {
-        let mut v = vec![1000.0; 71];
-        v.extend([520.0, 2000.0]);
-        let e = estimate_with_finer(&v, Quantum::Decimals { places: 1 }, None, None, &recorded())
-            .unwrap();
-        assert!(!e.reliable, "{e:?}");
-    }
-
-    /// A 41.667 ns counter's values are multiples of 1/3 ns too, and a few outliers beside a
-    /// pile of 4 ms frames prove no tick of 1/3 ns (frames as the sweep made them, read as
-    /// differences of doubles: it once called 1/3 ns reliable).
-    #[cfg(feature = "recorded")]
-    #[test]
-    fn a_divisor_of_the_tick_is_not_called_the_tick() {
-        let tick = 125.0 / 3.0;
-        let mut v: Vec<f64> = [
-            312958.33333301544,
-            764583.3333333433,
-            1907125.0,
-            2044666.6666667461,
-            2852166.666666746,
-            2862708.3333334923,
-            3999999.9999997616,
-            3999999.99999997,
-            4000000.0000002384,
-            4196750.0,
-            7999999.999999999,
-            9430333.333333254,
-            10119166.666666627,
-            17371125.0,
-        ]
-        .to_vec();
-        v.extend([2000000.0; 7]);
-        v.extend([4000000.0; 901]);
-        v.extend([8000000.0; 16]);
-        let e = estimate_with_finer(&v, Quantum::Decimals { places: 3 }, None, None, &recorded())
-            .unwrap();
-        assert!(!e.reliable || (e.tick - tick).abs() <= 0.02 * tick, "{e:?}");
-    }
-
-    /// An Intel TSC's back-to-back deltas (34 to 48 counts, all even): the exact GCD, 2
-    /// counts, with no caveat of the robust search's (a beat near 1.95 that "fits as well"
-    /// would contradict an exact tick of uncertainty 0).
-    #[test]
-    fn an_exact_gcd_keeps_no_caveat_of_another_tick() {
-        let mut rng = crate::rng::SplitMix64::new(4);
-        let d: Vec<u64> = (0..20_000).map(|_| 34 + 2 * rng.below(8)).collect();
-        let e = estimate_counts(&d, &EstimatorOptions::default()).unwrap();
-        assert_eq!(
-            (e.tick, e.uncertainty, e.method),
-            (2.0, 0.0, Method::ExactGcd)
-        );
-        assert!(e.caveats.is_empty(), "{:?}", e.caveats);
-    }
-}
+mod tests;

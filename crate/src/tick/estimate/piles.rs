@@ -127,8 +127,9 @@ pub(super) fn steps_inside_piles(
 const PILE_WEIGHT: usize = 8;
 
 /// A tick whose recorded values pile on its multiples without stepping by it inside a pile:
-/// it and the data's precision explain them alike, so no tick is given.
-pub(super) fn piled(est: &mut TickEstimate, f: &Found) {
+/// it and `other` (the data's precision, or a multiple of it) explain them alike, so no tick
+/// is given.
+pub(super) fn piled(est: &mut TickEstimate, f: &Found, other: f64) {
     let step = est.quantum.step();
     est.tick = f.tau * step;
     est.uncertainty = f.se * step;
@@ -137,7 +138,11 @@ pub(super) fn piled(est: &mut TickEstimate, f: &Found) {
     est.method = Method::Ambiguous;
     est.reliable = false;
     est.caveats.push(Caveat::Ambiguous {
-        ticks: vec![f.tau * step, step],
+        ticks: if other > f.tau {
+            vec![other * step, f.tau * step]
+        } else {
+            vec![f.tau * step, other * step]
+        },
     });
 }
 
@@ -215,8 +220,11 @@ pub(super) fn from_piles(
     // On the grid, whole steps only: they divide the differences exactly, where a fraction
     // of steps meets each within a step, as it would the noise of two roundings.
     let whole = |t: &TickEstimate| (t.tick / step - (t.tick / step).round()).abs() < 1e-6;
+    // A step under doubles' noise (2e-6 ns among values of 1e8 ns) is that noise.
+    let largest = p.sorted[p.sorted.len() - 1];
+    let noise = |t: &TickEstimate| t.tick <= FLOAT_NOISE * largest;
     let told = match exact {
-        Some(x) if good(&x) && whole(&x) => x,
+        Some(x) if good(&x) && whole(&x) && !noise(&x) => x,
         _ => {
             let two = estimate_prepared(
                 &diffs,
@@ -236,22 +244,18 @@ pub(super) fn from_piles(
                     .count()
             };
             // Steps under doubles' noise are that noise, not a clock's.
-            let largest = p.sorted[p.sorted.len() - 1];
             let fine = step > FLOAT_NOISE * largest && steps(2.0) >= 3 && steps(3.0) >= 3;
             match exact {
-                _ if good(&two) => two,
+                _ if good(&two) && !noise(&two) => two,
                 // Nothing coarser than one step divides the differences, and values two
                 // and three steps apart inside piles show a tick of about one step: the
                 // values' own precision is the bound, not where the search stopped.
-                Some(x) if fine && x.caveats.contains(&Caveat::AtPrecision { precision: step }) => {
+                Some(x) if fine && at_precision(&x.caveats, step) => {
                     let mut out = e;
                     out.tick = step;
                     out.caveats
                         .retain(|c| !matches!(c, Caveat::BelowReach { .. }));
-                    if !out
-                        .caveats
-                        .contains(&Caveat::AtPrecision { precision: step })
-                    {
+                    if !at_precision(&out.caveats, step) {
                         out.caveats
                             .insert(0, Caveat::AtPrecision { precision: step });
                     }
@@ -296,6 +300,7 @@ pub(super) fn from_piles(
 pub(super) fn closest_values(
     p: &Prepared,
     quantum: Quantum,
+    unit_s: Option<f64>,
     opts: &EstimatorOptions,
     mut e: TickEstimate,
 ) -> TickEstimate {
@@ -313,27 +318,13 @@ pub(super) fn closest_values(
             _ => k.push(at),
         }
     }
-    // Gaps between neighbouring distinct values, in steps, and runs of three values a step
-    // apart (99, 100 and 101 ms): more than one multiple's rounding gives.
-    let (mut ones, mut twos, mut threes, mut runs) = (0usize, 0usize, 0usize, 0usize);
-    let mut wider = f64::INFINITY;
-    let mut last = 0.0;
-    for w in k.windows(2) {
-        let g = w[1] - w[0];
-        if g == 1.0 && last == 1.0 {
-            runs += 1;
-        }
-        last = g;
-        match g {
-            1.0 => ones += 1,
-            2.0 => twos += 1,
-            3.0 => threes += 1,
-            _ => {}
-        }
-        if g >= 2.0 {
-            wider = wider.min(g);
-        }
-    }
+    let Gaps {
+        ones,
+        twos,
+        threes,
+        runs,
+        wider,
+    } = gaps(&k);
     let Some(&least) = k.first() else {
         return e;
     };
@@ -342,13 +333,66 @@ pub(super) fn closest_values(
         // and one of the smallest value (a single level) too.
         wider.min(least)
     } else if runs > 0 || twos > 0 || threes > 0 || wider.is_infinite() {
-        return e;
+        // Values a step apart show the precision: only a bound where a search stopped
+        // (above it) is left to try.
+        if e.tick <= step * (1.0 + 1e-9) {
+            return e;
+        }
+        f64::NAN
     } else {
         // One step apart, then nothing closer than `wider`: the ones are a multiple's
         // rounding, the next multiple `wider` on, give or take a step each side.
         wider + 2.0
     };
-    if !proven.is_finite() || proven * step <= e.tick * (1.0 + 1e-9) {
+    // Every tick up to the bound, tried on every level: one that fits them all past chance
+    // is the tick. None from 1.6 steps up (values rounded once) nor from where chance stops
+    // (rounded twice), when that is at most [`TWICE_ROUNDED`], leaves the precision
+    // standing: a clock under those passes for the precision, as it does beside values a
+    // step apart; past them, a 10.015 ns counter read in whole ns would.
+    let bound = e.tick / step;
+    // Whether the closest values raise the bound.
+    let raises = proven.is_finite() && proven > bound * (1.0 + 1e-9);
+    // Where a tick fitting every level of readings rounded twice stops being chance.
+    let n = k.len() as i32 - 1;
+    let mut from = 3.0;
+    while least / from * (3.0 / from).powi(n) > FIT_ODDS {
+        from *= 1.01;
+    }
+    let hi = if proven.is_finite() {
+        proven.max(bound)
+    } else {
+        bound
+    };
+    let fit = if k.len() >= FIT_LEVELS {
+        fitting_tick(&k, from, hi, 1.0)
+    } else {
+        Fit::Unknown
+    };
+    match fit {
+        Fit::Tick(t) => {
+            if let Ok(f) = estimate_prepared(p, quantum, unit_s, opts, Some(&[t * step])) {
+                if f.reliable {
+                    return f;
+                }
+            }
+        }
+        // No coarser tick up to the bound fits: the precision stands, wherever a search
+        // or the values' differences stopped.
+        Fit::None
+            if from <= TWICE_ROUNDED && matches!(fitting_tick(&k, 1.6, hi, 0.5), Fit::None) =>
+        {
+            e.tick = step;
+            e.caveats
+                .retain(|c| !matches!(c, Caveat::BelowReach { .. } | Caveat::InsidePiles { .. }));
+            if !at_precision(&e.caveats, step) {
+                e.caveats.insert(0, Caveat::AtPrecision { precision: step });
+            }
+            return e;
+        }
+        Fit::None if !raises => return e,
+        _ => {}
+    }
+    if !raises {
         return e;
     }
     e.tick = proven * step;
@@ -368,9 +412,164 @@ pub(super) fn closest_values(
     e
 }
 
+/// Gaps between neighbouring distinct values, in steps.
+struct Gaps {
+    ones: usize,
+    twos: usize,
+    threes: usize,
+    /// Runs of three values a step apart (99, 100 and 101 ms): more than one multiple's
+    /// rounding gives.
+    runs: usize,
+    /// The smallest gap of two steps or more.
+    wider: f64,
+}
+
+fn gaps(k: &[f64]) -> Gaps {
+    let mut g = Gaps {
+        ones: 0,
+        twos: 0,
+        threes: 0,
+        runs: 0,
+        wider: f64::INFINITY,
+    };
+    let mut last = 0.0;
+    for w in k.windows(2) {
+        let d = w[1] - w[0];
+        if d == 1.0 && last == 1.0 {
+            g.runs += 1;
+        }
+        last = d;
+        match d {
+            1.0 => g.ones += 1,
+            2.0 => g.twos += 1,
+            3.0 => g.threes += 1,
+            _ => {}
+        }
+        if d >= 2.0 {
+            g.wider = g.wider.min(d);
+        }
+    }
+    g
+}
+
+/// Whether `caveats` say the tick is at most the precision `step`.
+fn at_precision(caveats: &[Caveat], step: f64) -> bool {
+    caveats
+        .iter()
+        .any(|c| matches!(c, Caveat::AtPrecision { precision } if *precision == step))
+}
+
+/// What trying every tick of a range on every level found.
+enum Fit {
+    None,
+    Tick(f64),
+    Unknown,
+}
+
+/// Every tick from `lo` to `hi` steps tried on `levels` (distinct, sorted, in steps), each
+/// within `h` steps of a multiple (½ for values rounded once, 1 for readings rounded before
+/// they were differenced): the largest that fits them all, or none; unknown past
+/// [`FIT_NODES`] tries, or when so many were tried that one of them fitting is chance (a
+/// tick `t` fits a whole number of steps by chance about `2h + 1` times in `t`, counting
+/// the ties of whole and half ticks).
+fn fitting_tick(levels: &[f64], lo: f64, hi: f64, h: f64) -> Fit {
+    let within = |v: f64| h + FLOAT_NOISE * v;
+    let v0 = levels[0];
+    let (first, last) = (
+        ((v0 - within(v0)) / hi).ceil().max(1.0),
+        ((v0 + within(v0)) / lo).floor(),
+    );
+    let tried = last - first + 1.0;
+    if lo > hi {
+        return Fit::None;
+    }
+    if tried > FIT_NODES {
+        return Fit::Unknown;
+    }
+    // The largest tick (the fewest multiples) on top: the first to fit all is the largest.
+    let mut stack: Vec<(usize, f64, f64)> = Vec::new();
+    let mut nodes = tried;
+    let mut push = |stack: &mut Vec<_>, i: usize, a: f64, b: f64, v: f64| {
+        let (ja, jb) = (
+            ((v - within(v)) / b).ceil().max(1.0),
+            ((v + within(v)) / a).floor(),
+        );
+        nodes += (jb - ja + 1.0).max(0.0);
+        let mut j = jb;
+        while j >= ja && nodes <= FIT_NODES {
+            stack.push((i, a.max((v - within(v)) / j), b.min((v + within(v)) / j)));
+            j -= 1.0;
+        }
+        nodes <= FIT_NODES
+    };
+    push(&mut stack, 0, lo, hi, v0);
+    while let Some((i, a, b)) = stack.pop() {
+        if a > b {
+            continue;
+        }
+        let Some(&v) = levels.get(i + 1) else {
+            let t = (a + b) / 2.0;
+            // Levels closer than `hi` fit a tick near the truth together (1 000 and 1 010
+            // ns fit 10.4 as they fit 10.015): one chance between them, not two.
+            let mut apart = 0;
+            let mut last = f64::NEG_INFINITY;
+            for &x in levels {
+                if x - last >= hi {
+                    apart += 1;
+                    last = x;
+                }
+            }
+            let chance = tried * ((2.0 * h + 1.0) / t).powi(apart - 1);
+            return if chance < FIT_ODDS {
+                Fit::Tick(t)
+            } else {
+                Fit::Unknown
+            };
+        };
+        if !push(&mut stack, i + 1, a, b, v) {
+            return Fit::Unknown;
+        }
+    }
+    Fit::None
+}
+
+/// Steps of the coarsest clock read through two roundings (readings rounded, then
+/// differenced) that may pass for the data's precision when no coarser tick fits.
+const TWICE_ROUNDED: f64 = 5.0;
+/// Fewest levels worth trying every tick on.
+const FIT_LEVELS: usize = 8;
+/// Most ticks [`fitting_tick`] tries before it gives up (under a second: 0.8 s for 60
+/// durations near 8 ms in ns).
+const FIT_NODES: f64 = 2e7;
+/// Odds of a tick fitting every level by chance that [`fitting_tick`] accepts.
+const FIT_ODDS: f64 = 1e-3;
+
 /// Differences of doubles carry noise of this share of the readings' size, which may be a
 /// million times the intervals': steps finer than this share of a value are no clock's.
 pub(crate) const FLOAT_NOISE: f64 = 1e-9;
+
+/// The largest multiple of a tick found in recorded values that explains every level the
+/// tick does, when they are three or more: the tick is the largest that divides them (a
+/// 52.083 ns counter's values are multiples of 5/12 ns too).
+pub(super) fn larger_multiple(u: &[f64], f: &Found) -> Option<f64> {
+    let hit = |t: f64, x: f64| {
+        let k = rnd(x / t);
+        k >= 1.0 && (x - k * t).abs() < f.tol
+    };
+    let mut own: Vec<f64> = u.iter().copied().filter(|&x| hit(f.tau, x)).collect();
+    own.dedup();
+    if own.len() < 3 {
+        return None;
+    }
+    let top = (own[0] / f.tau).floor().min(f64::from(MULTIPLES_TRIED)) as u32;
+    (2..=top)
+        .rev()
+        .map(|m| f64::from(m) * f.tau)
+        .find(|&t| own.iter().all(|&x| hit(t, x)))
+}
+
+/// Most multiples of a found tick tried by [`larger_multiple`].
+const MULTIPLES_TRIED: u32 = 4096;
 
 /// Fewest differences inside piles worth a look.
 const PILE_DIFFERENCES: usize = 20;
