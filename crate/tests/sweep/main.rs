@@ -32,7 +32,7 @@ const SWEEP: u64 = 2000;
 /// default sweep: where they stand, not yet where they should (none). Most are fine clocks
 /// (1 to 100 ns) reading sparse events up to a second long, too many steps up for every
 /// tick to their closest gap to be tried on every level within the search's budget.
-const MANY_LEVELS_MOST: usize = 13;
+const MANY_LEVELS_MOST: usize = 10;
 
 /// Most share of the recordings whose values show their tick answered without it.
 const MISSED_MOST: f64 = 0.10;

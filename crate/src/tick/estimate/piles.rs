@@ -488,7 +488,7 @@ fn fitting_tick(levels: &[f64], lo: f64, hi: f64, h: f64) -> Fit {
     }
     // The largest tick (the fewest multiples) on top: the first to fit all is the largest.
     let mut stack: Vec<(usize, f64, f64)> = Vec::new();
-    let mut nodes = tried;
+    let mut nodes = 0.0;
     let mut push = |stack: &mut Vec<_>, i: usize, a: f64, b: f64, v: f64| {
         let (ja, jb) = (
             ((v - within(v)) / b).ceil().max(1.0),
@@ -502,7 +502,10 @@ fn fitting_tick(levels: &[f64], lo: f64, hi: f64, h: f64) -> Fit {
         }
         nodes <= FIT_NODES
     };
-    push(&mut stack, 0, lo, hi, v0);
+    // Past the budget, the ticks left untried are not ruled out.
+    if !push(&mut stack, 0, lo, hi, v0) {
+        return Fit::Unknown;
+    }
     while let Some((i, a, b)) = stack.pop() {
         if a > b {
             continue;
@@ -538,8 +541,8 @@ fn fitting_tick(levels: &[f64], lo: f64, hi: f64, h: f64) -> Fit {
 const TWICE_ROUNDED: f64 = 5.0;
 /// Fewest levels worth trying every tick on.
 const FIT_LEVELS: usize = 8;
-/// Most ticks [`fitting_tick`] tries before it gives up (under a second: 0.8 s for 60
-/// durations near 8 ms in ns).
+/// Most ticks [`fitting_tick`] tries before it gives up (about a second: 0.8 s for 60
+/// durations near 8 ms in ns, 1.1 s to give up on 60 near 20 ms).
 const FIT_NODES: f64 = 2e7;
 /// Odds of a tick fitting every level by chance that [`fitting_tick`] accepts.
 const FIT_ODDS: f64 = 1e-3;
