@@ -137,9 +137,10 @@ fn characterise_into<C: Clock + ?Sized>(
     report: &mut ClockReport,
 ) -> Result<()> {
     let record = |report: &mut ClockReport, experiment: &str, e: Error| -> Result<()> {
-        report.errors.push(ExperimentError::new(experiment, &e));
-        if e == Error::Cancelled {
-            return Err(e);
+        let cancelled = matches!(e, Error::Cancelled);
+        report.errors.push(ExperimentError::new(experiment, e));
+        if cancelled {
+            return Err(Error::Cancelled);
         }
         Ok(())
     };
@@ -185,7 +186,7 @@ fn characterise_into<C: Clock + ?Sized>(
                         fit::measure(clock, w.as_mut(), tick, per_read, &mut run, &two).map(
                             |mut f| {
                                 f.caveats.push(Caveat::TwoSizesOnly {
-                                    because: Box::new(why.cause()),
+                                    because: Box::new(why.into_cause()),
                                 });
                                 f
                             },

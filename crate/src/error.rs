@@ -146,16 +146,14 @@ impl Error {
 
 impl Error {
     /// Why it failed, with its figures, as a report records it: a sentence only for an
-    /// argument or input refused before any experiment ran.
-    pub fn cause(&self) -> Caveat {
+    /// argument or input refused before any experiment ran. Taken, not copied: a caveat
+    /// copied would bring every caveat's copy into the page.
+    pub fn into_cause(self) -> Caveat {
         match self {
-            Error::NoData(c) | Error::BudgetExhausted { why: c, .. } => c.clone(),
+            Error::NoData(c) | Error::BudgetExhausted { why: c, .. } => c,
             Error::Frozen {
                 elapsed_s, reads, ..
-            } => Caveat::Frozen {
-                elapsed_s: *elapsed_s,
-                reads: *reads,
-            },
+            } => Caveat::Frozen { elapsed_s, reads },
             Error::TooSlow {
                 experiment,
                 read_s,
@@ -163,10 +161,10 @@ impl Error {
                 min_reads,
                 ..
             } => Caveat::TooSlow {
-                experiment: (*experiment).into(),
-                read_s: *read_s,
-                budget_s: *budget_s,
-                min_reads: u64::from(*min_reads),
+                experiment: experiment.into(),
+                read_s,
+                budget_s,
+                min_reads: u64::from(min_reads),
             },
             Error::Fault { fault, .. } => fault.cause(),
             Error::Cancelled => Caveat::Cancelled,
@@ -178,7 +176,7 @@ impl Error {
             Error::Report(m) => Caveat::Text {
                 text: format!("report: {m}"),
             },
-            Error::Input(m) => Caveat::Text { text: m.clone() },
+            Error::Input(text) => Caveat::Text { text },
         }
     }
 }

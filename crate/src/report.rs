@@ -107,11 +107,11 @@ pub struct ExperimentError {
 
 impl ExperimentError {
     /// `experiment` failed with `e`.
-    pub fn new(experiment: impl Into<String>, e: &Error) -> Self {
+    pub fn new(experiment: impl Into<String>, e: Error) -> Self {
         Self {
             experiment: experiment.into(),
             kind: e.kind(),
-            cause: e.cause(),
+            cause: e.into_cause(),
         }
     }
 }
@@ -376,7 +376,7 @@ mod tests {
         ));
         c.errors.push(ExperimentError::new(
             "tick",
-            &Error::NoData(Caveat::TooFewReadings { readings: 2 }),
+            Error::NoData(Caveat::TooFewReadings { readings: 2 }),
         ));
         r.clocks.push(c);
         let text = r.to_json().unwrap();
@@ -401,7 +401,7 @@ mod tests {
                 text: "not enough data: none".into()
             }
         );
-        let e = ExperimentError::new("tick", &Error::Cancelled);
+        let e = ExperimentError::new("tick", Error::Cancelled);
         assert_eq!(e.kind, ErrorKind::Cancelled);
         assert_eq!(e.cause, Caveat::Cancelled);
     }

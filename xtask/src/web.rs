@@ -29,8 +29,11 @@ use crate::{step, workspace_root, WASM};
 /// values prove (375 KB: the closest values' bound and its caveat, a half tick's chance
 /// beside a pile: 1.0 KB, 373.2 KB before), and down to 374.5 KB (caveats matched by
 /// pattern, not compared whole: 1.3 KB, which paid for every tick tried on every level,
-/// 0.7 KB, and the largest tick that explains the levels, 0.3 KB; 374.1 KB after).
-pub const BUDGET_GZ_BYTES: u64 = 374_500;
+/// 0.7 KB, and the largest tick that explains the levels, 0.3 KB; 374.1 KB after), and to
+/// 374.2 KB (a finished run's results moved into its report and a failure's caveat taken,
+/// not copied: 1.4 KB, which paid for trying every level by its distances, a period named
+/// beside the precision and full doubles, 1.1 KB; 374.1 KB after).
+pub const BUDGET_GZ_BYTES: u64 = 374_200;
 
 /// Budget for the first answer's module (wasm and JavaScript), gzipped: what a phone
 /// downloads before the headline.

@@ -236,8 +236,9 @@ impl Analysis {
     }
 }
 
-fn analyse(series: Series, forced: Option<Kind>) -> Result<SeriesAnalysis> {
-    if let Some(why) = series.refused.clone() {
+fn analyse(mut series: Series, forced: Option<Kind>) -> Result<SeriesAnalysis> {
+    // Its reason moves to the analysis: a refused column has no values to show beside it.
+    if let Some(why) = series.refused.take() {
         return Ok(SeriesAnalysis::without(series, Some(why)));
     }
     if series.averages {

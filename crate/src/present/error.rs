@@ -3,6 +3,7 @@
 use std::fmt;
 
 use super::caveat;
+use crate::caveat::Caveat;
 use crate::error::{ClockFault, Error};
 
 impl fmt::Display for Error {
@@ -10,8 +11,31 @@ impl fmt::Display for Error {
         match self {
             Error::Invalid { what, why } => write!(f, "invalid {what}: {why}"),
             Error::NoData(c) => write!(f, "not enough data: {}", caveat(c)),
-            Error::Frozen { clock, .. } | Error::TooSlow { clock, .. } => {
-                write!(f, "clock '{clock}' {}", caveat(&self.cause()))
+            Error::Frozen {
+                clock,
+                elapsed_s,
+                reads,
+            } => {
+                let c = Caveat::Frozen {
+                    elapsed_s: *elapsed_s,
+                    reads: *reads,
+                };
+                write!(f, "clock '{clock}' {}", caveat(&c))
+            }
+            Error::TooSlow {
+                clock,
+                experiment,
+                read_s,
+                budget_s,
+                min_reads,
+            } => {
+                let c = Caveat::TooSlow {
+                    experiment: (*experiment).into(),
+                    read_s: *read_s,
+                    budget_s: *budget_s,
+                    min_reads: u64::from(*min_reads),
+                };
+                write!(f, "clock '{clock}' {}", caveat(&c))
             }
             Error::Fault { clock, fault } => write!(f, "clock '{clock}' failed: {fault}"),
             Error::BudgetExhausted { experiment, why } => {

@@ -258,8 +258,7 @@ mod tests {
             ClockKind::Synthetic,
             CountPeriod::Unknown,
         ));
-        c.errors
-            .push(crate::report::ExperimentError::new("fit", &e));
+        c.errors.push(crate::report::ExperimentError::new("fit", e));
         let command = failures_for(&c, Front::Command).join("");
         let page = failures_for(&c, Front::Page).join("");
         assert!(command.ends_with("(raise --time)"), "{command}");

@@ -29,10 +29,11 @@ use ticklab::tick::Method;
 const SWEEP: u64 = 2000;
 
 /// Most answers without the tick among recordings of 20 levels or more of it, in the
-/// default sweep: where they stand, not yet where they should (none). Most are fine clocks
-/// (1 to 100 ns) reading sparse events up to a second long, too many steps up for every
-/// tick to their closest gap to be tried on every level within the search's budget.
-const MANY_LEVELS_MOST: usize = 10;
+/// default sweep: where they stand, not yet where they should (none). The one left is a
+/// 1 ns clock's 38 intervals of a second: within the doubles' noise the estimator allows
+/// (a billionth of a value, a nanosecond here), ticks of 5 to 6 ns read twice rounded
+/// fit them all by chance, so the precision cannot be shown.
+const MANY_LEVELS_MOST: usize = 1;
 
 /// Most share of the recordings whose values show their tick answered without it.
 const MISSED_MOST: f64 = 0.10;

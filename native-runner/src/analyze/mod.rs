@@ -86,7 +86,7 @@ fn series_report(a: &SeriesAnalysis) -> SeriesReport<'_> {
         format: s.format.name(),
         kind: if s.averages {
             "averages"
-        } else if s.refused.is_some() {
+        } else if a.failure.is_some() && s.values.is_empty() {
             "skipped"
         } else if a.is_readings() {
             "readings"

@@ -203,7 +203,7 @@ pub fn measure(clock: &mut dyn Clock, stopwatch: &mut dyn Stopwatch, pass: u32) 
     let mut run = Run::new(stopwatch, &mut go_on);
     match tick::measure(clock, &mut run, &headline_options(pass)) {
         Ok(t) => report.tick = Some(t),
-        Err(e) => report.errors.push(ExperimentError::new("tick", &e)),
+        Err(e) => report.errors.push(ExperimentError::new("tick", e)),
     }
     report
 }

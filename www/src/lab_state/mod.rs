@@ -107,6 +107,9 @@ pub struct LabState {
     settings: Option<Settings>,
     results: Vec<(ClockId, ClockReport)>,
     report: Option<Report>,
+    /// The ids of the report's clocks, in its order: a finished run's results move into
+    /// its report, not copied.
+    reported: Vec<ClockId>,
     digests: Vec<Digest>,
     shared: Option<Digest>,
     play: Option<ClockReport>,
@@ -132,6 +135,7 @@ impl LabState {
             settings: None,
             results: Vec::new(),
             report: None,
+            reported: Vec::new(),
             digests: Vec::new(),
             shared: None,
             play: None,
@@ -190,6 +194,7 @@ impl LabState {
     pub fn start(&mut self) {
         self.results.clear();
         self.report = None;
+        self.reported.clear();
     }
 
     fn add(&mut self, id: ClockId, mut report: ClockReport) -> SummaryRow {
@@ -293,7 +298,7 @@ impl LabState {
                 let mut report = ClockReport::new(info);
                 report.errors.push(ExperimentError::new(
                     "tick",
-                    &Error::NoData(Caveat::TooFewReadings {
+                    Error::NoData(Caveat::TooFewReadings {
                         readings: counts.len().min(times_ms.len()) as u64,
                     }),
                 ));
@@ -337,10 +342,10 @@ impl LabState {
             {
                 report.errors.push(ExperimentError::new(
                     "tick",
-                    &Error::NoData(Caveat::AudioSuspended),
+                    Error::NoData(Caveat::AudioSuspended),
                 ))
             }
-            Err(e) => report.errors.push(ExperimentError::new("tick", &e)),
+            Err(e) => report.errors.push(ExperimentError::new("tick", e)),
         }
         Ok(self.add(id, report))
     }
@@ -371,7 +376,7 @@ impl LabState {
             ..Default::default()
         };
         let mut r = Report::new(env);
-        r.clocks = self.results.iter().map(|(_, c)| c.clone()).collect();
+        (self.reported, r.clocks) = std::mem::take(&mut self.results).into_iter().unzip();
         self.report = Some(r);
     }
 
@@ -439,23 +444,32 @@ impl LabState {
 
     /// The result of clock `id`, if it ran.
     pub fn result(&self, id: ClockId) -> Option<&ClockReport> {
-        self.results.iter().find(|(i, _)| *i == id).map(|(_, c)| c)
+        self.all().find(|(i, _)| *i == id).map(|(_, c)| c)
+    }
+
+    /// Every result with its id: the run's so far, then a finished run's.
+    fn all(&self) -> impl Iterator<Item = (ClockId, &ClockReport)> {
+        // A result handed in after the run finished stands for the report's.
+        let done = self
+            .report
+            .iter()
+            .flat_map(|r| self.reported.iter().copied().zip(&r.clocks))
+            .filter(|(i, _)| self.results.iter().all(|(j, _)| j != i));
+        self.results.iter().map(|(i, c)| (*i, c)).chain(done)
     }
 
     /// The summary rows of the run so far, with their ids.
     pub fn rows(&self) -> Vec<(ClockId, SummaryRow)> {
-        self.results
-            .iter()
-            .map(|(id, c)| (*id, SummaryRow::new(c, &[])))
+        self.all()
+            .map(|(id, c)| (id, SummaryRow::new(c, &[])))
             .collect()
     }
 
     /// The clocks that have something to show in the detail view.
     pub fn with_detail(&self) -> Vec<(ClockId, String)> {
-        self.results
-            .iter()
+        self.all()
             .filter(|(_, c)| !View::of(c).is_empty())
-            .map(|(id, c)| (*id, c.info.name.clone()))
+            .map(|(id, c)| (id, c.info.name.clone()))
             .collect()
     }
 

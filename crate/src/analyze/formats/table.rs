@@ -246,7 +246,7 @@ pub(super) fn read_table(
     let header = header.unwrap_or_default();
     let width = columns.len().max(header.len());
     columns.resize_with(width, Written::new);
-    refused.resize(width, None);
+    refused.resize_with(width, || None);
     // A table with no column of numbers is no table of timings at all.
     if columns
         .iter()

@@ -304,10 +304,18 @@ pub(super) fn closest_values(
     opts: &EstimatorOptions,
     mut e: TickEstimate,
 ) -> TickEstimate {
-    if !opts.recorded() || e.method != Method::Precision || !quantum.is_precision() {
+    let step = quantum.step();
+    if opts.recorded() && !quantum.is_precision() && e.method == Method::NoTick {
+        return on_no_step(p, quantum, unit_s, opts, e);
+    }
+    // A tick explaining nearly every value on too few levels, named beside the precision
+    // (a timer's period, its odd intervals elsewhere): every level decides between them.
+    let named = e.method == Method::Ambiguous
+        && matches!(e.caveats.last(), Some(Caveat::Ambiguous { ticks })
+            if matches!(ticks[..], [_, s] if s == step));
+    if !opts.recorded() || !(e.method == Method::Precision || named) || !quantum.is_precision() {
         return e;
     }
-    let step = quantum.step();
     // Values closer than doubles' noise are one value (differences of readings near 20 s,
     // written to 1e-6 ns, differ by 4e-6 ns for one multiple).
     let mut k: Vec<f64> = Vec::new();
@@ -345,26 +353,29 @@ pub(super) fn closest_values(
         wider + 2.0
     };
     // Every tick up to the bound, tried on every level: one that fits them all past chance
-    // is the tick. None from 1.6 steps up (values rounded once) nor from where chance stops
-    // (rounded twice), when that is at most [`TWICE_ROUNDED`], leaves the precision
-    // standing: a clock under those passes for the precision, as it does beside values a
-    // step apart; past them, a 10.015 ns counter read in whole ns would.
+    // is the tick. None from two steps up (values rounded once) nor from
+    // [`TWICE_ROUNDED`] steps (rounded twice) leaves the precision standing: a clock under
+    // those passes for the precision, as it does beside values a step apart (a clock under
+    // two steps puts its own multiples a step apart), and a few levels fit one by chance;
+    // past them, a 10.015 ns counter read in whole ns would.
     let bound = e.tick / step;
     // Whether the closest values raise the bound.
-    let raises = proven.is_finite() && proven > bound * (1.0 + 1e-9);
-    // Where a tick fitting every level of readings rounded twice stops being chance.
-    let n = k.len() as i32 - 1;
-    let mut from = 3.0;
-    while least / from * (3.0 / from).powi(n) > FIT_ODDS {
-        from *= 1.01;
-    }
-    let hi = if proven.is_finite() {
-        proven.max(bound)
-    } else {
-        bound
-    };
+    let raises = !named && proven.is_finite() && proven > bound * (1.0 + 1e-9);
+    // Doubles' noise, in steps, where the digits go finer (a 10.015 ns counter's 33 ms
+    // written to 1e-6 ns, from readings of 30 s: one multiple's values 4 steps apart);
+    // ticks under three of it fit any level.
+    let noise = FLOAT_NOISE * k[k.len() - 1];
+    let from = past_chance(&k).max(3.0 * (1.0 + noise));
+    // A named tick is tried as any other, up to the closest values where they show a bound;
+    // two multiples read twice rounded come closer by two steps (10.015 apart as 8).
+    let hi = 2.0
+        + match proven.is_finite() {
+            true if named => proven,
+            true => proven.max(bound),
+            false => bound,
+        };
     let fit = if k.len() >= FIT_LEVELS {
-        fitting_tick(&k, from, hi, 1.0)
+        fitting_tick(&k, from, hi, 1.0, FLOAT_NOISE)
     } else {
         Fit::Unknown
     };
@@ -379,11 +390,26 @@ pub(super) fn closest_values(
         // No coarser tick up to the bound fits: the precision stands, wherever a search
         // or the values' differences stopped.
         Fit::None
-            if from <= TWICE_ROUNDED && matches!(fitting_tick(&k, 1.6, hi, 0.5), Fit::None) =>
+            if (from <= TWICE_ROUNDED
+                || matches!(
+                    fitting_tick(&k, TWICE_ROUNDED, from, 1.0, FLOAT_NOISE),
+                    Fit::None
+                ))
+                && matches!(fitting_tick(&k, 2.0, hi, 0.5, 0.0), Fit::None) =>
         {
+            if named {
+                e.method = Method::Precision;
+                (e.uncertainty, e.share_explained, e.chance) = (0.0, 1.0, 1.0);
+            }
             e.tick = step;
-            e.caveats
-                .retain(|c| !matches!(c, Caveat::BelowReach { .. } | Caveat::InsidePiles { .. }));
+            e.caveats.retain(|c| {
+                !matches!(
+                    c,
+                    Caveat::BelowReach { .. }
+                        | Caveat::InsidePiles { .. }
+                        | Caveat::Ambiguous { .. }
+                )
+            });
             if !at_precision(&e.caveats, step) {
                 e.caveats.insert(0, Caveat::AtPrecision { precision: step });
             }
@@ -410,6 +436,54 @@ pub(super) fn closest_values(
         },
     );
     e
+}
+
+/// Doubles at full precision lie on no step of the data's own, and a search of steps
+/// stops far above a fine clock's in long values (a 10.015 ns counter's seconds, as
+/// doubles since its program began: 1 000 034 404.90 ns). Each of their levels still lies
+/// within the doubles' noise of a multiple of the tick: every tick from where chance stops
+/// up to the closest levels is tried on every level.
+fn on_no_step(
+    p: &Prepared,
+    quantum: Quantum,
+    unit_s: Option<f64>,
+    opts: &EstimatorOptions,
+    e: TickEstimate,
+) -> TickEstimate {
+    let noise = quantum.step();
+    // Levels in the noise's units; one multiple's values lie within two of each other.
+    let mut k: Vec<f64> = Vec::new();
+    for &x in &p.sorted {
+        match k.last() {
+            Some(&l) if x / noise - l <= 2.0 => {}
+            _ => k.push(x / noise),
+        }
+    }
+    let closest = k
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .fold(f64::INFINITY, f64::min);
+    if k.len() < FIT_LEVELS {
+        return e;
+    }
+    match fitting_tick(&k, past_chance(&k), closest + 2.0, 1.0, 0.0) {
+        Fit::Tick(t) => estimate_prepared(p, quantum, unit_s, opts, Some(&[t * noise]))
+            .ok()
+            .filter(|f| f.reliable)
+            .unwrap_or(e),
+        _ => e,
+    }
+}
+
+/// Where a tick fitting every one of `levels` within a step stops being chance (every
+/// whole number of steps lies within one of a multiple of 3).
+fn past_chance(levels: &[f64]) -> f64 {
+    let n = levels.len() as i32 - 1;
+    let mut from = 3.0;
+    while levels[0] / from * (3.0 / from).powi(n) > FIT_ODDS {
+        from *= 1.01;
+    }
+    from
 }
 
 /// Gaps between neighbouring distinct values, in steps.
@@ -471,69 +545,188 @@ enum Fit {
 /// they were differenced): the largest that fits them all, or none; unknown past
 /// [`FIT_NODES`] tries, or when so many were tried that one of them fitting is chance (a
 /// tick `t` fits a whole number of steps by chance about `2h + 1` times in `t`, counting
-/// the ties of whole and half ticks).
-fn fitting_tick(levels: &[f64], lo: f64, hi: f64, h: f64) -> Fit {
-    let within = |v: f64| h + FLOAT_NOISE * v;
-    let v0 = levels[0];
-    let (first, last) = (
-        ((v0 - within(v0)) / hi).ceil().max(1.0),
-        ((v0 + within(v0)) / lo).floor(),
-    );
-    let tried = last - first + 1.0;
-    if lo > hi {
+/// the ties of whole and half ticks). Doubles' `noise`, a share of each level, widens `h`.
+///
+/// Levels of a second in ns hold a hundred million multiples of a 10 ns tick each: too
+/// many to try one by one. Their distances from one level, smallest first, are tried
+/// before them: a tick fitting every level puts each such distance, shifted by that
+/// level's own error, within `h` of a multiple, and small distances have few. That error
+/// (its rounding and noise) is tried in [`FIT_SHIFTS`] slices each side, each with its
+/// half-width of slack, so no tick that fits is lost.
+fn fitting_tick(levels: &[f64], lo: f64, hi: f64, h: f64, noise: f64) -> Fit {
+    if lo > hi || levels.is_empty() {
         return Fit::None;
     }
-    if tried > FIT_NODES {
-        return Fit::Unknown;
+    // The level with the closest neighbour: the most distances of few multiples.
+    let anchor = levels
+        .windows(2)
+        .enumerate()
+        .min_by(|(_, x), (_, y)| (x[1] - x[0]).total_cmp(&(y[1] - y[0])))
+        .map_or(0, |(i, _)| i);
+    let at = levels[anchor];
+    // The distances above and below it, each in order, merged by size.
+    let (mut up, mut down) = (anchor + 1, anchor);
+    let mut apart = Vec::with_capacity(levels.len());
+    while up < levels.len() || down > 0 {
+        let d = match (levels.get(up), down.checked_sub(1).map(|i| levels[i])) {
+            (Some(&u), Some(l)) if u - at <= at - l => u - at,
+            (Some(&u), None) => u - at,
+            (_, Some(l)) => l - at,
+            (None, None) => break,
+        };
+        if d > 0.0 {
+            up += 1;
+        } else {
+            down -= 1;
+        }
+        if d.abs() > 2.0 * h + 1.0 {
+            apart.push(d);
+        }
     }
-    // The largest tick (the fewest multiples) on top: the first to fit all is the largest.
-    let mut stack: Vec<(usize, f64, f64)> = Vec::new();
+    // The anchor's own error, its rounding and noise, is what the slices cover.
+    let off = h + noise * at;
+    let slack = off / FIT_SHIFTS;
     let mut nodes = 0.0;
-    let mut push = |stack: &mut Vec<_>, i: usize, a: f64, b: f64, v: f64| {
-        let (ja, jb) = (
-            ((v - within(v)) / b).ceil().max(1.0),
-            ((v + within(v)) / a).floor(),
-        );
-        nodes += (jb - ja + 1.0).max(0.0);
-        let mut j = jb;
-        while j >= ja && nodes <= FIT_NODES {
-            stack.push((i, a.max((v - within(v)) / j), b.min((v + within(v)) / j)));
-            j -= 1.0;
-        }
-        nodes <= FIT_NODES
-    };
-    // Past the budget, the ticks left untried are not ruled out.
-    if !push(&mut stack, 0, lo, hi, v0) {
-        return Fit::Unknown;
-    }
-    while let Some((i, a, b)) = stack.pop() {
-        if a > b {
-            continue;
-        }
-        let Some(&v) = levels.get(i + 1) else {
-            let t = (a + b) / 2.0;
-            // Levels closer than `hi` fit a tick near the truth together (1 000 and 1 010
-            // ns fit 10.4 as they fit 10.015): one chance between them, not two.
-            let mut apart = 0;
-            let mut last = f64::NEG_INFINITY;
-            for &x in levels {
-                if x - last >= hi {
-                    apart += 1;
-                    last = x;
+    let mut fit = Fit::None;
+    let mut shift = -off;
+    while shift <= off + slack / 2.0 {
+        let ladder = Ladder {
+            apart: &apart,
+            levels,
+            at,
+            shift,
+            h,
+            noise,
+            slack,
+        };
+        match ladder.fit(lo, hi, &mut nodes) {
+            Some(Some(t)) => {
+                if !matches!(fit, Fit::Tick(u) if u >= t) {
+                    fit = Fit::Tick(t);
                 }
             }
-            let chance = tried * ((2.0 * h + 1.0) / t).powi(apart - 1);
-            return if chance < FIT_ODDS {
-                Fit::Tick(t)
-            } else {
-                Fit::Unknown
-            };
-        };
-        if !push(&mut stack, i + 1, a, b, v) {
-            return Fit::Unknown;
+            Some(None) => {}
+            None => return Fit::Unknown,
+        }
+        shift += 2.0 * slack;
+    }
+    let Fit::Tick(t) = fit else {
+        return fit;
+    };
+    let t = pinned(levels, t, h + noise * levels[levels.len() - 1]);
+    // Levels closer than `hi` fit a tick near the truth together (1 000 and 1 010 ns fit
+    // 10.4 as they fit 10.015): one chance between them, not two. The first is the one
+    // every tick was tried on; each other fits by chance within its tolerance.
+    let mut chance = levels[0] * (1.0 / lo - 1.0 / hi) + 1.0;
+    let mut last = levels[0];
+    for &x in &levels[1..] {
+        if x - last >= hi {
+            chance *= ((2.0 * (h + noise * x) + 1.0) / t).min(1.0);
+            last = x;
         }
     }
-    Fit::None
+    if chance < FIT_ODDS {
+        Fit::Tick(t)
+    } else {
+        Fit::Unknown
+    }
+}
+
+/// The tick that the levels pin among those a fit found: levels of similar length (a
+/// second, 1e8 multiples of 10 ns) fit ticks a beat apart (`t·k/(k±j)`, `j` multiples
+/// fewer or more) nearly as well, within their tolerance `h`, for as many beats as their
+/// spread of lengths allows (their halves and doubles shift by whole beats too); the
+/// least-squares slope through each one's multiples, with the least squared error, is
+/// the clock's.
+fn pinned(levels: &[f64], t: f64, h: f64) -> f64 {
+    // The middle half's spread: a few halves and doubles of a period pin no beats.
+    let n = levels.len();
+    let (least, most) = (levels[n / 4], levels[3 * n / 4]);
+    let k = (levels[n / 2] / t).round();
+    let beats = ((2.0 * h + 1.0) * most / (t * (most - least)))
+        .ceil()
+        .clamp(3.0, 1e3)
+        .min((k / 2.0).floor());
+    let mut best = (f64::INFINITY, t);
+    let mut j = -beats;
+    while j <= beats {
+        let b = t * k / (k + j);
+        j += 1.0;
+        let (mut kv, mut kk) = (0.0, 0.0);
+        for &v in levels {
+            let m = (v / b).round();
+            (kv, kk) = (kv + m * v, kk + m * m);
+        }
+        let b = kv / kk;
+        let mut sse = 0.0;
+        for &v in levels {
+            sse += (v - (v / b).round() * b).powi(2);
+        }
+        if sse < best.0 {
+            best = (sse, b);
+        }
+    }
+    best.1
+}
+
+/// The distances from one level (shifted by its error) and then the levels themselves,
+/// each with its tolerance, that [`fitting_tick`] fits a tick to in turn.
+struct Ladder<'a> {
+    apart: &'a [f64],
+    levels: &'a [f64],
+    at: f64,
+    shift: f64,
+    h: f64,
+    noise: f64,
+    slack: f64,
+}
+
+impl Ladder<'_> {
+    /// The `i`th value and how far from a multiple it may lie.
+    fn get(&self, i: usize) -> Option<(f64, f64)> {
+        match self.apart.get(i) {
+            Some(&d) => Some((
+                (d + self.shift).abs(),
+                self.h + self.noise * (self.at + d) + self.slack,
+            )),
+            None => {
+                let v = *self.levels.get(i - self.apart.len())?;
+                Some((v, self.h + self.noise * v))
+            }
+        }
+    }
+
+    /// The largest tick from `lo` to `hi` within its tolerance of a multiple of every
+    /// value, by intervals of ticks, the largest first; `None` past [`FIT_NODES`] tries
+    /// counted in `nodes`.
+    fn fit(&self, lo: f64, hi: f64, nodes: &mut f64) -> Option<Option<f64>> {
+        let mut stack = vec![(0, lo, hi)];
+        while let Some((i, a, b)) = stack.pop() {
+            if a > b {
+                continue;
+            }
+            let Some((v, within)) = self.get(i) else {
+                return Some(Some((a + b) / 2.0));
+            };
+            // Ties of a rounding (a multiple at a half step) fit.
+            let within = within + 1e-9;
+            let (ja, jb) = (
+                ((v - within) / b).ceil().max(1.0),
+                ((v + within) / a).floor(),
+            );
+            *nodes += (jb - ja + 1.0).max(0.0);
+            if *nodes > FIT_NODES {
+                // Past the budget, the ticks left untried are not ruled out.
+                return None;
+            }
+            let mut j = jb;
+            while j >= ja {
+                stack.push((i + 1, a.max((v - within) / j), b.min((v + within) / j)));
+                j -= 1.0;
+            }
+        }
+        Some(None)
+    }
 }
 
 /// Steps of the coarsest clock read through two roundings (readings rounded, then
@@ -541,9 +734,12 @@ fn fitting_tick(levels: &[f64], lo: f64, hi: f64, h: f64) -> Fit {
 const TWICE_ROUNDED: f64 = 5.0;
 /// Fewest levels worth trying every tick on.
 const FIT_LEVELS: usize = 8;
-/// Most ticks [`fitting_tick`] tries before it gives up (about a second: 0.8 s for 60
-/// durations near 8 ms in ns, 1.1 s to give up on 60 near 20 ms).
+/// Most ticks [`fitting_tick`] tries before it gives up (about a second: `ticklab analyze`
+/// takes 0.3 s on 60 durations near 8 ms in ns, 1.4 s on 60 near a second, where it gives
+/// up, on a 2-core machine).
 const FIT_NODES: f64 = 2e7;
+/// Slices of a level's rounding that [`fitting_tick`] tries its distances with, each side.
+const FIT_SHIFTS: f64 = 4.0;
 /// Odds of a tick fitting every level by chance that [`fitting_tick`] accepts.
 const FIT_ODDS: f64 = 1e-3;
 

@@ -71,6 +71,19 @@ fn recorded() -> EstimatorOptions {
     }
 }
 
+/// The estimate of a file's values written to `places` decimals.
+#[cfg(feature = "recorded")]
+fn from_file(values: &[f64], places: i32) -> TickEstimate {
+    estimate_with_finer(
+        values,
+        Quantum::Decimals { places },
+        None,
+        None,
+        &recorded(),
+    )
+    .unwrap()
+}
+
 /// A 10.015 ns counter read in whole ns, near a millisecond apart: intervals a hundred
 /// thousand ticks long, one multiple's two roundings a nanosecond apart (999 707 and
 /// 999 708). No search reaches the tick there; "at most 1 ns" would be false, and the
@@ -90,8 +103,7 @@ fn a_bound_is_no_finer_than_the_closest_values() {
         v.push(now - last);
         last = now;
     }
-    let e =
-        estimate_with_finer(&v, Quantum::Decimals { places: 0 }, None, None, &recorded()).unwrap();
+    let e = from_file(&v, 0);
     assert!(
         e.tick >= tick * 0.98 && !(e.reliable && (e.tick - tick).abs() > 0.02 * tick),
         "{e:?}"
@@ -113,14 +125,7 @@ fn every_tick_up_to_the_closest_gap_is_tried_on_every_level() {
         fine.push(steps as f64 / 10_000.0);
         counts.push(steps);
     }
-    let e = estimate_with_finer(
-        &fine,
-        Quantum::Decimals { places: 4 },
-        None,
-        None,
-        &recorded(),
-    )
-    .unwrap();
+    let e = from_file(&fine, 4);
     assert!(
         e.method == Method::Precision && (e.tick - 1e-4).abs() < 1e-12,
         "{e:?}"
@@ -130,14 +135,98 @@ fn every_tick_up_to_the_closest_gap_is_tried_on_every_level() {
         .iter()
         .map(|&c| ((c / 10) as f64 * tick).round())
         .collect();
-    let e = estimate_with_finer(
-        &whole,
-        Quantum::Decimals { places: 0 },
-        None,
-        None,
-        &recorded(),
-    )
-    .unwrap();
+    let e = from_file(&whole, 0);
+    assert!(e.reliable && (e.tick - tick).abs() < 1e-3 * tick, "{e:?}");
+}
+
+/// Sixty intervals near a second of a clock printed to its own tick (1e8 steps each): too
+/// long for every tick to be tried level by level, and a tick of 2.00000003 steps fits
+/// them all when each may be off a half step and doubles' noise besides (ties at every
+/// level). Their distances narrow the ticks first, and values rounded once are fitted
+/// exactly: the precision stands. The same seconds of a 10.015 ns counter read in whole
+/// ns fit ticks a beat apart (one multiple fewer or more over 1e8); the one whose
+/// multiples fit them best is the counter's, within its stated uncertainty.
+#[cfg(feature = "recorded")]
+#[test]
+fn seconds_of_a_fine_clock_are_tried_on_every_level() {
+    let mut rng = crate::rng::SplitMix64::new(13);
+    let mut fine = Vec::new();
+    let mut whole = Vec::new();
+    let mut count = 0u64;
+    let read = |c: u64| (c as f64 * 10.015).round();
+    let mut last = read(count);
+    for _ in 0..60 {
+        let steps = 100_000_000 - 150_000 + rng.below(300_000);
+        fine.push(steps as f64 / 1e5);
+        count += steps / 10;
+        let now = read(count);
+        whole.push(now - last);
+        last = now;
+    }
+    let e = from_file(&fine, 5);
+    assert!(
+        e.method == Method::Precision && (e.tick - 1e-5).abs() < 1e-15,
+        "{e:?}"
+    );
+    let e = from_file(&whole, 0);
+    assert!(
+        e.reliable && (e.tick - 10.015).abs() < 2.0 * e.uncertainty,
+        "{e:?}"
+    );
+}
+
+/// A 41.667 ns counter's 16.667 ms frames in whole ns (16 666 666 and 16 666 667, its
+/// 400 000 ticks), halves and doubles, and twenty odd intervals: the half period explains
+/// 99 % of the values on too few levels, "ambiguous" with the precision; the odd
+/// intervals, every level tried, fit the counter's tick alone.
+#[cfg(feature = "recorded")]
+#[test]
+fn a_period_named_beside_the_precision_is_decided_by_every_level() {
+    let tick = 1e3 / 24.0;
+    let read = |c: u64| (c as f64 * tick).round();
+    let mut rng = crate::rng::SplitMix64::new(17);
+    let mut v = Vec::new();
+    let mut count = 1_000_000u64;
+    let mut push = |ticks: u64, v: &mut Vec<f64>| {
+        let last = read(count);
+        count += ticks;
+        v.push(read(count) - last);
+    };
+    for i in 0..2000 {
+        push(400_000, &mut v);
+        if i % 200 == 0 {
+            push(200_000, &mut v);
+            push(800_000, &mut v);
+        }
+        if i % 100 == 0 {
+            push(30_000 + rng.below(1_700_000), &mut v);
+        }
+    }
+    let e = from_file(&v, 0);
+    assert!(e.reliable && (e.tick - tick).abs() < 1e-4 * tick, "{e:?}");
+}
+
+/// A 10.015 ns counter's seconds as doubles since its program began, written in full
+/// (1 000 034 404.9000244): no step of their own, and too long for the search of steps;
+/// each level lies within the doubles' noise of a multiple, and every level tried shows
+/// the tick.
+#[cfg(feature = "recorded")]
+#[test]
+fn full_doubles_are_tried_within_their_noise() {
+    let tick = 10.015;
+    let mut rng = crate::rng::SplitMix64::new(19);
+    let mut t = 4.5e8;
+    let mut v = Vec::new();
+    for _ in 0..60 {
+        let next = t + ((1e9 + rng.below(2_600_000) as f64) / tick).floor() * tick;
+        v.push(next - t);
+        t = next;
+    }
+    assert!(v.iter().any(|x| x.fract() != 0.0));
+    // As a file's text reads them: doubles at full precision, their noise a share of them.
+    let noise = v.iter().fold(0.0, |m: f64, &x| m.max(x)) * 1e-9;
+    let e =
+        estimate_with_finer(&v, Quantum::Float { step: noise }, None, None, &recorded()).unwrap();
     assert!(e.reliable && (e.tick - tick).abs() < 1e-3 * tick, "{e:?}");
 }
 
@@ -172,8 +261,7 @@ fn the_grid_under_a_timers_misses_is_one_that_stands() {
     ] {
         v.extend(std::iter::repeat_n(x, n));
     }
-    let e =
-        estimate_with_finer(&v, Quantum::Decimals { places: 0 }, None, None, &recorded()).unwrap();
+    let e = from_file(&v, 0);
     assert!(e.reliable && (e.tick - 4.0).abs() < 0.01, "{e:?}");
 }
 
@@ -196,8 +284,7 @@ fn four_values_a_step_apart_are_the_precision() {
     ] {
         v.extend(std::iter::repeat_n(x, n));
     }
-    let e =
-        estimate_with_finer(&v, Quantum::Decimals { places: 1 }, None, None, &recorded()).unwrap();
+    let e = from_file(&v, 1);
     assert!(
         e.method == Method::Precision && (e.tick - 0.1).abs() < 1e-12,
         "{e:?}"
@@ -212,8 +299,7 @@ fn four_values_a_step_apart_are_the_precision() {
 fn a_stray_beside_a_pile_is_no_proof_of_a_coarser_tick() {
     let mut v = vec![1000.0; 71];
     v.extend([520.0, 2000.0]);
-    let e =
-        estimate_with_finer(&v, Quantum::Decimals { places: 1 }, None, None, &recorded()).unwrap();
+    let e = from_file(&v, 1);
     assert!(!e.reliable, "{e:?}");
 }
 
@@ -244,8 +330,7 @@ fn a_divisor_of_the_tick_is_not_called_the_tick() {
     v.extend([2000000.0; 7]);
     v.extend([4000000.0; 901]);
     v.extend([8000000.0; 16]);
-    let e =
-        estimate_with_finer(&v, Quantum::Decimals { places: 3 }, None, None, &recorded()).unwrap();
+    let e = from_file(&v, 3);
     assert!(!e.reliable || (e.tick - tick).abs() <= 0.02 * tick, "{e:?}");
 }
 
