@@ -22,6 +22,7 @@ use crate::error::{invalid, Error, Result};
 use crate::stats;
 
 mod judge;
+mod levels;
 mod numeric;
 mod piles;
 mod score;
