@@ -47,7 +47,12 @@ export async function offer() {
     $("hub-start").disabled = true;
     $("hub-status").textContent = "Starting a class…";
     try {
-      const made = await fetch("hub/classes", { method: "POST", cache: "no-store" });
+      const made = await fetch("hub/classes", {
+        method: "POST",
+        cache: "no-store",
+        headers: { "Content-Type": "application/json" },
+        body: "{}",
+      });
       const answer = await made.json().catch(() => ({}));
       if (!made.ok) throw new Error(answer.error || `${made.status} ${made.statusText}`);
       keep(answer);

@@ -104,6 +104,7 @@ mod tests {
         let newer = StoreError::Newer {
             place: "c.sqlite".into(),
             found: 9,
+            reads: 1,
         };
         assert_eq!(CliError::from(newer).exit_code(), 2);
         assert_eq!(CliError::from(StoreError::Closed).exit_code(), 1);

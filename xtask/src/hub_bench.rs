@@ -40,7 +40,7 @@ fn classes(port: u16, n: usize, first_school: usize) -> Result<Vec<Value>, Strin
                 port,
                 "POST",
                 "/hub/classes",
-                "",
+                "{}",
             )?;
             if s != 201 {
                 return Err(format!("a class not made: {s} {b}"));

@@ -4,7 +4,6 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Instant;
 
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Request};
@@ -13,6 +12,8 @@ use axum::http::{header, StatusCode};
 use serde::de::DeserializeOwned;
 use subtle::ConstantTimeEq;
 
+use super::limits::Sender;
+use super::lookup::Asker;
 use super::refusal::ClassError;
 use super::state::{client_address, ClassState, Scope};
 use super::store::{Class, ClassStore};
@@ -37,7 +38,14 @@ impl<S: ClassStore> FromRequestParts<Arc<ClassState<S>>> for Teacher {
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.strip_prefix("Bearer "))
-            .unwrap_or("");
+            .unwrap_or("")
+            .to_string();
+        // A hub keeps keys as digests: the given key's digest is compared.
+        let given = match &state.scope {
+            Scope::One { .. } => given,
+            Scope::Many { .. } => super::key_digest(&given),
+        };
+        let is_key = |class: &Class| bool::from(given.as_bytes().ct_eq(class.key.as_bytes()));
         let class = match &state.scope {
             Scope::One { class, .. } => class.clone(),
             Scope::Many { .. } => {
@@ -45,15 +53,27 @@ impl<S: ClassStore> FromRequestParts<Arc<ClassState<S>>> for Teacher {
                     .headers
                     .get(CLASS_HEADER)
                     .and_then(|v| v.to_str().ok())
-                    .ok_or(ClassError::NotTeacher)?;
-                state
-                    .store
-                    .class_by_code(code)
-                    .await?
                     .ok_or(ClassError::NotTeacher)?
+                    .to_string();
+                let from = sender(parts, state).await?;
+                let found = state
+                    .lookups
+                    .class(&state.store, &code, Asker::Teacher(from))
+                    .await?
+                    .ok_or(ClassError::NotTeacher)?;
+                // A class remembered here may have gone and its code been drawn again
+                // elsewhere: the store is asked before its new teacher is refused.
+                match is_key(&found) {
+                    true => found,
+                    false => state
+                        .lookups
+                        .fresh(&state.store, &code)
+                        .await?
+                        .ok_or(ClassError::NotTeacher)?,
+                }
             }
         };
-        if given.as_bytes().ct_eq(class.key.as_bytes()).into() {
+        if is_key(&class) {
             Ok(Teacher(class))
         } else {
             Err(ClassError::NotTeacher)
@@ -61,9 +81,21 @@ impl<S: ClassStore> FromRequestParts<Arc<ClassState<S>>> for Teacher {
     }
 }
 
-/// The post's address, within its share of posts a minute (counted before the body is
-/// read, so a flood costs the server no more than its heads) and of wrong join codes.
-pub struct AddressAllowed(pub std::net::IpAddr);
+/// Who sent the request: the connection's peer or, behind a trusted proxy, the address
+/// it forwarded, counted as a [`Sender`].
+async fn sender<S: ClassStore>(
+    parts: &mut Parts,
+    state: &Arc<ClassState<S>>,
+) -> Result<Sender, ClassError> {
+    let ConnectInfo(peer) = ConnectInfo::<SocketAddr>::from_request_parts(parts, state)
+        .await
+        .map_err(|_| ClassError::NoPeer)?;
+    Ok(client_address(peer.ip(), &parts.headers, state.trust_proxy).into())
+}
+
+/// The post's sender, within its share of posts a minute (counted before the body is
+/// read, so a flood costs the server no more than its heads).
+pub struct AddressAllowed(pub Sender);
 
 impl<S: ClassStore> FromRequestParts<Arc<ClassState<S>>> for AddressAllowed {
     type Rejection = ClassError;
@@ -72,17 +104,10 @@ impl<S: ClassStore> FromRequestParts<Arc<ClassState<S>>> for AddressAllowed {
         parts: &mut Parts,
         state: &Arc<ClassState<S>>,
     ) -> Result<Self, ClassError> {
-        let ConnectInfo(peer) = ConnectInfo::<SocketAddr>::from_request_parts(parts, state)
-            .await
-            .map_err(|_| ClassError::NoPeer)?;
-        let from = client_address(peer.ip(), &parts.headers, state.trust_proxy);
-        let now = Instant::now();
-        if let Some(wait) = state.guesses.full(&from, now) {
-            return Err(ClassError::Guessing { wait });
-        }
+        let from = sender(parts, state).await?;
         state
             .per_address
-            .take(&from, now)
+            .take(&from)
             .map_err(|wait| ClassError::AddressTooFast { wait })?;
         Ok(AddressAllowed(from))
     }

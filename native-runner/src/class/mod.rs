@@ -6,6 +6,7 @@
 
 mod extract;
 pub mod limits;
+mod lookup;
 pub mod paths;
 mod refusal;
 pub mod routes;
@@ -26,6 +27,15 @@ pub(crate) const CODE_ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 /// How long a join code is: 31^6, about 900 million codes, against at most
 /// [`limits::ADDRESS_PER_MINUTE`] guesses a minute from one address.
 pub(crate) const CODE_LENGTH: usize = 6;
+
+/// A teacher's key as a hub keeps it: its SHA-256 digest in hex, which opens no class.
+pub(crate) fn key_digest(key: &str) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(key.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
 
 fn random_bytes<const N: usize>() -> Result<[u8; N], CliError> {
     let mut b = [0u8; N];

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::limits::{
     ADDRESS_PER_MINUTE, CLASSES_PER_WINDOW, GUESSES_PER_WINDOW, MAX_NICKNAME, MAX_POST, MAX_ROWS,
-    RETRY_SOON, STUDENT_PER_MINUTE,
+    RETRY_SOON, SENDER_GUESSES_PER_WINDOW, STUDENT_PER_MINUTE,
 };
 use super::store::StoreError;
 
@@ -43,10 +43,10 @@ pub enum ClassError {
     /// An address over its share of posts.
     #[error("over {ADDRESS_PER_MINUTE} posts a minute from this address")]
     AddressTooFast { wait: Duration },
-    /// An address that sent too many codes no class has.
+    /// A student (or a whole sender) that sent too many codes no class has.
     #[error(
-        "over {GUESSES_PER_WINDOW} join codes that no class has from this address: its \
-         posts are refused for a while"
+        "over {GUESSES_PER_WINDOW} join codes that no class has from this student (or \
+         {SENDER_GUESSES_PER_WINDOW} from this address): refused for a while"
     )]
     Guessing { wait: Duration },
     /// An address that made its most classes in the window.
@@ -78,6 +78,9 @@ pub enum ClassError {
     /// `ConnectInfo`).
     #[error("the server did not say where the post came from")]
     NoPeer,
+    /// A class asked for by a request the hub's page does not send (another site's form).
+    #[error("a class is started from the hub's own page (a JSON request of the same site)")]
+    CrossSite,
     /// A picture or an answer could not be made.
     #[error("the answer could not be made: {0}")]
     Output(String),
@@ -92,9 +95,10 @@ impl ClassError {
             | ClassError::StudentId
             | ClassError::Nickname
             | ClassError::Digest(_) => StatusCode::BAD_REQUEST,
-            ClassError::WrongCode | ClassError::NotTeacher | ClassError::Closed => {
-                StatusCode::FORBIDDEN
-            }
+            ClassError::WrongCode
+            | ClassError::NotTeacher
+            | ClassError::Closed
+            | ClassError::CrossSite => StatusCode::FORBIDDEN,
             ClassError::AddressTooFast { .. }
             | ClassError::StudentTooFast { .. }
             | ClassError::Guessing { .. }

@@ -5,8 +5,8 @@
 //! ([`Scope`]). Every refusal is a [`ClassError`]: its status and its reason in words.
 
 use std::convert::Infallible;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Instant;
 
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{header, HeaderMap};
@@ -21,7 +21,9 @@ use ticklab::digest::{self, Digest};
 
 pub use super::extract::AddressAllowed;
 use super::extract::{Named, Post, Teacher};
+use super::limits::Sender;
 pub use super::limits::{KEEP_ALIVE, MAX_NICKNAME, MAX_POST, MAX_ROWS, RECONNECT, RETRY_SOON};
+use super::lookup::Asker;
 use super::paths;
 pub use super::refusal::ClassError;
 pub use super::state::{ClassState, Scope};
@@ -80,43 +82,31 @@ fn shown_name(nickname: &str, student: &str) -> String {
     format!("{who} · {}", &student[..4])
 }
 
-/// The class a post's join code names; a hub counts the codes no class has per address.
+/// The class a post's join code names; a hub counts the codes no class has per student
+/// of a sender and per sender.
 async fn class_of<S: ClassStore>(
     l: &ClassState<S>,
     code: &str,
-    from: std::net::IpAddr,
+    from: Sender,
+    student: &str,
 ) -> Result<Class, ClassError> {
     let found = match &l.scope {
         Scope::One { class, .. } => {
             bool::from(code.as_bytes().ct_eq(class.code.as_bytes())).then(|| class.clone())
         }
         Scope::Many { .. } => {
-            // A code of another shape is no class's, and costs no query.
-            let shaped = code.len() == super::CODE_LENGTH
-                && code.bytes().all(|b| super::CODE_ALPHABET.contains(&b));
-            match shaped {
-                true => l.store.class_by_code(code).await?,
-                false => None,
-            }
+            l.lookups
+                .class(&l.store, code, Asker::Student(from, student))
+                .await?
         }
     };
-    found.ok_or_else(|| {
-        if matches!(l.scope, Scope::Many { .. }) {
-            let _ = l.guesses.take(&from, Instant::now());
-        }
-        ClassError::WrongCode
-    })
+    found.ok_or(ClassError::WrongCode)
 }
 
 /// What a post becomes when every check passes: the submission, its digest named.
-fn checked<S: ClassStore>(l: &ClassState<S>, p: Posted) -> Result<Submission, ClassError> {
+fn checked(p: Posted) -> Result<Submission, ClassError> {
     if !student_id_ok(&p.student) {
         return Err(ClassError::StudentId);
-    }
-    // Counted once the store answered (in `submit`): a post the database could not take
-    // (503) is asked again, and is no flood.
-    if let Some(wait) = l.per_student.full(&p.student, Instant::now()) {
-        return Err(ClassError::StudentTooFast { wait });
     }
     let nickname = p.nickname.trim();
     if nickname.chars().count() > MAX_NICKNAME || nickname.chars().any(char::is_control) {
@@ -148,11 +138,24 @@ async fn submit<S: ClassStore>(
     if l.is_stopping() {
         return Err(ClassError::Stopping);
     }
-    let class = class_of(&l, &p.code, from).await?;
-    let s = checked(&l, p)?;
-    let (name, student) = (s.digest.from.clone(), s.student.clone());
-    let put = l.store.put(class.id, s).await?;
-    let _ = l.per_student.take(&student, Instant::now());
+    // The id is checked first: a guess is counted against it.
+    if !student_id_ok(&p.student) {
+        return Err(ClassError::StudentId);
+    }
+    let class = class_of(&l, &p.code, from, &p.student).await?;
+    let s = checked(p)?;
+    let name = s.digest.from.clone();
+    // A post the database could not take (503) is asked again, and is no flood: while the
+    // store is out of reach, posts are not counted against their student.
+    if !l.store_down.load(Ordering::Relaxed) {
+        l.per_student
+            .take(&s.student)
+            .map_err(|wait| ClassError::StudentTooFast { wait })?;
+    }
+    let put = l.store.put(class.id, s).await;
+    l.store_down
+        .store(matches!(&put, Err(e) if e.unavailable()), Ordering::Relaxed);
+    let put = put?;
     match put {
         Ok(row) => Ok((
             axum::http::StatusCode::CREATED,
@@ -423,6 +426,7 @@ async fn close<S: ClassStore>(
     Teacher(class): Teacher,
 ) -> Result<impl IntoResponse, ClassError> {
     let event = l.store.close(class.id).await?;
+    l.lookups.forget(&class.code);
     Ok(Json(serde_json::json!({ "closed": true, "event": event })))
 }
 

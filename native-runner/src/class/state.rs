@@ -6,10 +6,8 @@ use std::time::Duration;
 
 use axum::http::HeaderMap;
 
-use super::limits::{
-    Limit, ADDRESS_PER_MINUTE, GUESSES_PER_WINDOW, GUESS_WINDOW, MOST_ADDRESSES_COUNTED,
-    MOST_STUDENTS_COUNTED, RATE_WINDOW, STUDENT_PER_MINUTE,
-};
+use super::limits::{Limit, Sender, ADDRESS_PER_MINUTE, RATE_WINDOW, STUDENT_PER_MINUTE};
+use super::lookup::Lookups;
 use super::store::{Class, ClassStore};
 
 /// Which classes the routes serve.
@@ -31,9 +29,13 @@ pub struct ClassState<S> {
     pub(super) store: S,
     pub(super) scope: Scope,
     pub(super) per_student: Limit<String>,
-    pub(super) per_address: Limit<IpAddr>,
-    /// Join codes that no class has, per address (a hub's; each instance counts its own).
-    pub(super) guesses: Limit<IpAddr>,
+    pub(super) per_address: Limit<Sender>,
+    /// A hub's lookups of classes by code, and the guesses among them (each instance
+    /// counts its own).
+    pub(super) lookups: Lookups,
+    /// Whether the store's last write failed for being out of reach: posts asked again
+    /// meanwhile are not counted against their student.
+    pub(super) store_down: std::sync::atomic::AtomicBool,
     /// Set when the server stops: posts are sent elsewhere, live views told to come again.
     pub(super) stopping: tokio::sync::watch::Receiver<bool>,
     /// Whether the client's address is the last of X-Forwarded-For (a hub behind its
@@ -47,9 +49,10 @@ impl<S: ClassStore> ClassState<S> {
         Self {
             store,
             scope,
-            per_student: Limit::new(STUDENT_PER_MINUTE, RATE_WINDOW, MOST_STUDENTS_COUNTED),
-            per_address: Limit::new(ADDRESS_PER_MINUTE, RATE_WINDOW, MOST_ADDRESSES_COUNTED),
-            guesses: Limit::new(GUESSES_PER_WINDOW, GUESS_WINDOW, MOST_ADDRESSES_COUNTED),
+            per_student: Limit::new(STUDENT_PER_MINUTE, RATE_WINDOW),
+            per_address: Limit::new(ADDRESS_PER_MINUTE, RATE_WINDOW),
+            lookups: Lookups::default(),
+            store_down: Default::default(),
             stopping,
             trust_proxy: false,
         }
@@ -64,6 +67,11 @@ impl<S: ClassStore> ClassState<S> {
     /// The store.
     pub fn store(&self) -> &S {
         &self.store
+    }
+
+    /// Forgets what this instance remembers of the class of `code` (made anew here).
+    pub fn forget(&self, code: &str) {
+        self.lookups.forget(code);
     }
 
     /// Whether the server is stopping.

@@ -3,8 +3,9 @@
 
 use std::sync::Arc;
 
-use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Request, State};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -47,11 +48,51 @@ struct Made {
 /// Attempts at a code no class has before giving up (31^6 codes: a second is rare).
 const DRAWS: usize = 5;
 
-/// `POST /hub/classes`: a new class, unless this address started its most this hour.
+/// A request to start a class as the hub's own page sends it: a JSON object with its
+/// content type (which a form or a plain request of another site cannot send without a
+/// preflight the hub never grants) and, where the browser says, from the same site. So no
+/// other site can make a visitor's browser spend their school's classes.
+pub struct SameSite;
+
+impl<S: Send + Sync> FromRequest<S> for SameSite {
+    type Rejection = ClassError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ClassError> {
+        let same_site = {
+            let said = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok());
+            let json = said(header::CONTENT_TYPE.as_str()).is_some_and(|t| {
+                t.split(';')
+                    .next()
+                    .is_some_and(|t| t.trim() == "application/json")
+            });
+            let site = said("sec-fetch-site");
+            json && site.is_none_or(|s| s == "same-origin" || s == "none")
+        };
+        if !same_site {
+            return Err(ClassError::CrossSite);
+        }
+        let bytes = Bytes::from_request(req, state)
+            .await
+            .map_err(|r| ClassError::Malformed {
+                what: "a request for a class",
+                why: r.body_text(),
+            })?;
+        serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(&bytes)
+            .map(|_| SameSite)
+            .map_err(|e| ClassError::Malformed {
+                what: "a request for a class",
+                why: e.to_string(),
+            })
+    }
+}
+
+/// `POST /hub/classes` with `{}`: a new class, unless this address started its most this
+/// hour. Its answer carries the teacher's key: no cache keeps it.
 async fn create(
     State(h): State<Hub>,
     AddressAllowed(from): AddressAllowed,
     headers: HeaderMap,
+    _: SameSite,
 ) -> Result<impl IntoResponse, ClassError> {
     if h.is_stopping() {
         return Err(ClassError::Stopping);
@@ -61,18 +102,21 @@ async fn create(
         let (code, key) = (new_code().map_err(random)?, new_key().map_err(random)?);
         let made = h
             .store()
-            .create(&code, &key, from, CLASSES_PER_WINDOW, CREATION_WINDOW)
+            .create(&code, &key, from.ip(), CLASSES_PER_WINDOW, CREATION_WINDOW)
             .await?;
         match made {
             Created::Made(class) => {
+                h.forget(&class.code);
                 let join = h.join(&class, &headers).remove(0);
                 tracing::info!(class = class.id, "a class started");
-                let teacher = format!("class.html#class={}&key={}", class.code, class.key);
+                // The class holds the key's digest; the teacher gets the key itself.
+                let teacher = format!("class.html#class={}&key={key}", class.code);
                 return Ok((
                     StatusCode::CREATED,
+                    [(header::CACHE_CONTROL, "no-store")],
                     Json(Made {
                         code: class.code,
-                        key: class.key,
+                        key,
                         join,
                         teacher,
                         terms: h.terms(),
@@ -97,19 +141,22 @@ async fn healthz() -> impl IntoResponse {
     Json(serde_json::json!({ "alive": true }))
 }
 
-/// `GET /readyz`: the database answers, changes are heard, and the instance is not
-/// stopping; 503 with the reason otherwise.
+/// `GET /readyz`: the database answers (on a connection of its own), changes are heard,
+/// and the instance is not stopping; 503 otherwise. The reason goes to the logs only: the
+/// public is not told where the database is or how it failed.
 async fn readyz(State(h): State<Hub>) -> impl IntoResponse {
     let why = if h.is_stopping() {
         Some("stopping".to_string())
     } else {
         h.store().ready().await.err().map(|e| e.to_string())
     };
-    match why {
-        None => (StatusCode::OK, Json(serde_json::json!({ "ready": true }))),
-        Some(why) => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            Json(serde_json::json!({ "ready": false, "why": why })),
-        ),
+    let ready = why.is_none();
+    if let Some(why) = why {
+        tracing::warn!(%why, "not ready");
     }
+    let status = match ready {
+        true => StatusCode::OK,
+        false => StatusCode::SERVICE_UNAVAILABLE,
+    };
+    (status, Json(serde_json::json!({ "ready": ready })))
 }

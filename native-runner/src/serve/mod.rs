@@ -22,6 +22,7 @@ use axum::Router;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
+use tower_http::timeout::TimeoutLayer;
 
 use crate::cli::ServeArgs;
 use crate::error::CliError;
@@ -42,6 +43,15 @@ const MAX_BODY: usize = 1024;
 /// Longest a client may take to send a request's head, counted from when the server waits
 /// for it: a connection that stalls halfway, or stays idle after a response, is closed then.
 pub const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Longest a request may take from its head to its answer, its body included: a post that
+/// sends its head and trickles its body (64 KB at most) is answered 408 and its
+/// connection closed then. A phone on a slow network sends 64 KB within a few seconds.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long held connections are answered 503 after the signal to stop, before they are
+/// closed: a load balancer's request that crossed the signal gets an answer, not a reset.
+pub const HELD_GRACE: Duration = Duration::from_secs(1);
 
 /// The head's time limit for a connection accepted while seven eighths of the connections
 /// are held: clients that stall then free their slots ten times as fast, and those queued
@@ -235,14 +245,23 @@ pub(crate) fn app(site: Site, isolation: bool, class: Option<Router>) -> Router 
         .layer(RequestBodyLimitLayer::new(MAX_BODY))
         .with_state(site);
     let router = match class {
-        Some(class) => router.merge(class),
+        // Live views are streams whose answer is their head: the limit bounds the time to
+        // it, not the stream.
+        Some(class) => router.merge(class.layer(TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            REQUEST_TIMEOUT,
+        ))),
         None => router,
     };
     let mut app = router
         .layer(set("content-security-policy", CSP))
         .layer(set("x-content-type-options", "nosniff"))
         .layer(set("referrer-policy", "no-referrer"))
-        .layer(set("cache-control", "no-cache"))
+        // An answer that says otherwise (one carrying a teacher's key: no-store) keeps its own.
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("no-cache"),
+        ))
         .layer(set(CORP.0, CORP.1));
     if isolation {
         for (name, value) in ISOLATION {
@@ -411,8 +430,10 @@ pub(crate) async fn listen(
 }
 
 /// Accepts connections until `stop` resolves, each served by hyper with [`HEAD_TIMEOUT`]
-/// (or [`BUSY_HEAD_TIMEOUT`] when nearly full), at most `cap` at once; then lets those in
-/// flight finish (for up to [`HEAD_TIMEOUT`]).
+/// (or [`BUSY_HEAD_TIMEOUT`] when nearly full), at most `cap` at once; then closes the
+/// listener (new connections are refused, not left waiting), answers 503 on the
+/// connections held for [`HELD_GRACE`], and lets those in flight finish (for up to
+/// [`HEAD_TIMEOUT`]).
 pub(crate) async fn run(
     listener: tokio::net::TcpListener,
     app: Router,
@@ -429,6 +450,7 @@ pub(crate) async fn run(
         b
     };
     let (calm, busy) = (builder(HEAD_TIMEOUT), builder(BUSY_HEAD_TIMEOUT));
+    let draining = Arc::new(std::sync::atomic::AtomicBool::new(false));
     tokio::pin!(stop);
     loop {
         // A free slot first: beyond the cap, clients wait in the listen queue.
@@ -454,11 +476,17 @@ pub(crate) async fn run(
         } else {
             &calm
         };
-        let app = app.clone();
+        let (app, draining) = (app.clone(), draining.clone());
         let service = hyper::service::service_fn(move |mut req: Request<hyper::body::Incoming>| {
-            // What axum's `ConnectInfo` reads (a class limits posts per address).
-            req.extensions_mut().insert(ConnectInfo(peer));
-            tower::ServiceExt::oneshot(app.clone(), req)
+            let (app, draining) = (app.clone(), draining.clone());
+            async move {
+                if draining.load(std::sync::atomic::Ordering::Relaxed) {
+                    return Ok(stopping());
+                }
+                // What axum's `ConnectInfo` reads (a class limits posts per address).
+                req.extensions_mut().insert(ConnectInfo(peer));
+                tower::ServiceExt::oneshot(app, req).await
+            }
         });
         let conn = http.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
         let conn = graceful.watch(conn);
@@ -468,7 +496,21 @@ pub(crate) async fn run(
             drop(slot);
         });
     }
+    drop(listener);
+    draining.store(true, std::sync::atomic::Ordering::Relaxed);
+    // Until every connection is gone or the grace is over, whichever comes first.
+    let _ = tokio::time::timeout(HELD_GRACE, slots.acquire_many(cap as u32)).await;
     let _ = tokio::time::timeout(HEAD_TIMEOUT, graceful.shutdown()).await;
+}
+
+/// What a held connection is answered once the server stops: 503, ask again (elsewhere).
+fn stopping() -> Response {
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        [(header::RETRY_AFTER, "2"), (header::CONNECTION, "close")],
+        axum::Json(serde_json::json!({ "error": "this server is stopping; ask again" })),
+    )
+        .into_response()
 }
 
 #[cfg(test)]

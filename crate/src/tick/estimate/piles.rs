@@ -532,9 +532,11 @@ fn at_precision(caveats: &[Caveat], step: f64) -> bool {
         .any(|c| matches!(c, Caveat::AtPrecision { precision } if *precision == step))
 }
 
-/// Differences of doubles carry noise of this share of the readings' size, which may be a
-/// million times the intervals': steps finer than this share of a value are no clock's.
-pub(crate) const FLOAT_NOISE: f64 = 1e-9;
+/// Differences of doubles carry the noise of a double's rounding (2.2e-16 of the readings'
+/// size), and readings may be a million times the intervals (a second's intervals read by
+/// a clock started eleven days before): steps finer than this share of a value are no
+/// clock's. Allowing more (1e-9) let 5 ns ticks fit a 1 ns clock's 38 seconds by chance.
+pub(crate) const FLOAT_NOISE: f64 = 2.5e-10;
 
 /// The largest multiple of a tick found in recorded values that explains every level the
 /// tick does, when they are three or more: the tick is the largest that divides them (a

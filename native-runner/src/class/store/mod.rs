@@ -12,8 +12,11 @@ use std::future::Future;
 
 use ticklab::digest::Digest;
 
-/// The schema's version each store keeps; a database of a later version is refused.
+/// The schema's version a class's SQLite database keeps; a database of a later version is
+/// refused.
 pub const SCHEMA_VERSION: i64 = 1;
+/// The same of a hub's PostgreSQL database (version 2 keeps keys as digests).
+pub const HUB_SCHEMA_VERSION: i64 = 2;
 
 /// A class: its join code, the teacher's key, and whether it takes submissions.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -137,10 +140,14 @@ pub enum StoreError {
     /// A database of a schema this ticklab does not know.
     #[error(
         "{place}: the class database is of schema {found}; this ticklab reads up to \
-         {SCHEMA_VERSION} (a newer ticklab wrote it): install that ticklab (`cargo xtask \
+         {reads} (a newer ticklab wrote it): install that ticklab (`cargo xtask \
          install` in its checkout), or give this one another database"
     )]
-    Newer { place: String, found: i64 },
+    Newer {
+        place: String,
+        found: i64,
+        reads: i64,
+    },
     /// The database server said no, or could not be reached (`unavailable`: asking again
     /// later may work).
     #[error("{place}: {reason}")]
@@ -161,6 +168,10 @@ pub enum StoreError {
     /// The store's writer is gone (the server is stopping).
     #[error("the class database is closed")]
     Closed,
+    /// Every turn at the database for lookups by code was taken for as long as a request
+    /// waits (a flood of them): asking again later may work.
+    #[error("every lookup of a class by its code is taken; ask again shortly")]
+    Busy,
 }
 
 impl StoreError {
@@ -172,7 +183,7 @@ impl StoreError {
             StoreError::Database {
                 unavailable: true,
                 ..
-            }
+            } | StoreError::Busy
         )
     }
 }

@@ -20,15 +20,16 @@ use tokio_postgres::{AsyncMessage, NoTls};
 
 use super::{
     Change, Class, ClassStore, EventKind, Refusal, Row, StoreError, Submission, Subscription,
-    SCHEMA_VERSION,
+    HUB_SCHEMA_VERSION,
 };
 use crate::class::limits::MAX_ROWS;
 
 /// The steps from an empty database up, in order; the version reached is kept in
 /// `ticklab_schema`.
-const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [include_str!(
-    "../../../migrations/postgres/0001_classes.sql"
-)];
+const MIGRATIONS: [&str; HUB_SCHEMA_VERSION as usize] = [
+    include_str!("../../../migrations/postgres/0001_classes.sql"),
+    include_str!("../../../migrations/postgres/0002_key_digests.sql"),
+];
 
 /// The advisory lock held while migrating: instances started together migrate once.
 const MIGRATION_LOCK: i64 = 0x0074_6963_6b6c_6162;
@@ -65,24 +66,21 @@ pub struct Swept {
 
 struct Inner {
     pool: Pool,
+    /// One connection of its own for readiness: a flood that holds the pool does not
+    /// make every instance look down to the load balancer.
+    ready: Pool,
     place: String,
     /// How long a class takes submissions after it is made.
     open_for: Duration,
     /// The live views here, a channel per class they follow: a change is read back only
     /// for a class watched here, and goes only to that class's views.
     views: Mutex<HashMap<i64, broadcast::Sender<(i64, Change)>>>,
-    /// The classes found by their code, kept: a code and a key never change, and a post
-    /// to a class closed or deleted since is refused by the database.
-    known: Mutex<HashMap<String, Class>>,
     listening: AtomicBool,
 }
 
 /// A hub's database: the pool, and the listener that tells this instance's live views.
 #[derive(Clone)]
 pub struct PgStore(Arc<Inner>);
-
-/// Most classes kept found by their code (the oldest found go first past it).
-const MOST_KNOWN: usize = 20_000;
 
 /// Held by a subscription: its class counts as watched until it is dropped.
 struct Watch {
@@ -144,7 +142,7 @@ fn place_of(config: &tokio_postgres::Config) -> String {
 
 impl PgStore {
     /// Connects to the database at `url` (a `postgres://` URL or `key=value` pairs) with
-    /// at most `pool` connections, brings its schema up to [`SCHEMA_VERSION`] (refusing a
+    /// at most `pool` connections, brings its schema up to [`HUB_SCHEMA_VERSION`] (refusing a
     /// newer one), and starts listening. Classes take submissions for `open_for`.
     pub async fn connect(url: &str, pool: usize, open_for: Duration) -> Result<Self, StoreError> {
         let mut config =
@@ -156,31 +154,34 @@ impl PgStore {
         config.connect_timeout(WAIT);
         config.application_name("ticklab hub");
         let place = place_of(&config);
-        let manager = Manager::from_config(
-            config.clone(),
-            NoTls,
-            ManagerConfig {
-                recycling_method: RecyclingMethod::Fast,
-            },
-        );
-        let pool = Pool::builder(manager)
-            .max_size(pool.max(2))
-            .runtime(Runtime::Tokio1)
-            .wait_timeout(Some(WAIT))
-            .create_timeout(Some(WAIT))
-            .recycle_timeout(Some(WAIT))
-            .build()
-            .map_err(|e| StoreError::Database {
-                place: place.clone(),
-                reason: e.to_string(),
-                unavailable: false,
-            })?;
+        let build = |size: usize| {
+            let manager = Manager::from_config(
+                config.clone(),
+                NoTls,
+                ManagerConfig {
+                    recycling_method: RecyclingMethod::Fast,
+                },
+            );
+            Pool::builder(manager)
+                .max_size(size)
+                .runtime(Runtime::Tokio1)
+                .wait_timeout(Some(WAIT))
+                .create_timeout(Some(WAIT))
+                .recycle_timeout(Some(WAIT))
+                .build()
+                .map_err(|e| StoreError::Database {
+                    place: place.clone(),
+                    reason: e.to_string(),
+                    unavailable: false,
+                })
+        };
+        let (pool, ready) = (build(pool.max(2))?, build(1)?);
         let store = PgStore(Arc::new(Inner {
             pool,
+            ready,
             place,
             open_for,
             views: Mutex::new(HashMap::new()),
-            known: Mutex::new(HashMap::new()),
             listening: AtomicBool::new(false),
         }));
         store.migrate().await?;
@@ -237,8 +238,9 @@ impl PgStore {
                 .await
                 .map_err(fail)?
                 .get(0);
-            if found > SCHEMA_VERSION {
+            if found > HUB_SCHEMA_VERSION {
                 return Err(StoreError::Newer {
+                    reads: HUB_SCHEMA_VERSION,
                     place: self.0.place.clone(),
                     found,
                 });
@@ -266,7 +268,8 @@ impl PgStore {
         self.0.open_for.as_secs_f64()
     }
 
-    /// A class made with `code` and `key` for `address`, unless the address made `most`
+    /// A class made with `code` and `key` (kept as its digest: the class's `key` is the
+    /// digest) for `address`, unless the address made `most`
     /// classes within `window` (counted in the database: the limit holds across every
     /// instance).
     pub async fn create(
@@ -282,6 +285,7 @@ impl PgStore {
             .prepare_cached("SELECT ticklab_create($1, $2, $3, $4, make_interval(secs => $5))")
             .await
             .map_err(|e| self.failed(&e))?;
+        let key = crate::class::key_digest(key);
         let made = c
             .query_one(&st, &[&code, &key, &address, &most, &window.as_secs_f64()])
             .await;
@@ -290,7 +294,7 @@ impl PgStore {
                 Some(id) => Created::Made(Class {
                     id,
                     code: code.into(),
-                    key: key.into(),
+                    key,
                     closed: false,
                 }),
                 None => Created::TooMany,
@@ -325,7 +329,14 @@ impl PgStore {
     /// Whether the database answers and this instance hears its changes: what a load
     /// balancer asks before sending it requests.
     pub async fn ready(&self) -> Result<(), StoreError> {
-        self.query("SELECT 1", &[]).await?;
+        let c = self.0.ready.get().await.map_err(|e| StoreError::Database {
+            place: self.0.place.clone(),
+            reason: format!("no connection for readiness: {e}"),
+            unavailable: true,
+        })?;
+        c.simple_query("SELECT 1")
+            .await
+            .map_err(|e| self.failed(&e))?;
         if self.0.listening.load(Ordering::Relaxed) {
             Ok(())
         } else {
@@ -501,6 +512,7 @@ impl ClassStore for PgStore {
                 });
             }
         }
+        let key = crate::class::key_digest(key);
         let r = self
             .query(
                 "INSERT INTO class (code, key) VALUES ($1, $2) RETURNING id",
@@ -510,7 +522,7 @@ impl ClassStore for PgStore {
         Ok(Class {
             id: r[0].get(0),
             code: code.into(),
-            key: key.into(),
+            key,
             closed: false,
         })
     }
@@ -560,16 +572,6 @@ impl ClassStore for PgStore {
     }
 
     async fn class_by_code(&self, code: &str) -> Result<Option<Class>, StoreError> {
-        let known = self
-            .0
-            .known
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(code)
-            .cloned();
-        if let Some(c) = known.filter(|c| !c.closed) {
-            return Ok(Some(c));
-        }
         let r = self
             .query(
                 "SELECT id, code, key,
@@ -584,13 +586,6 @@ impl ClassStore for PgStore {
             key: r.get(2),
             closed: r.get(3),
         });
-        if let Some(c) = &found {
-            let mut known = self.0.known.lock().unwrap_or_else(|p| p.into_inner());
-            if known.len() >= MOST_KNOWN {
-                known.clear();
-            }
-            known.insert(c.code.clone(), c.clone());
-        }
         Ok(found)
     }
 

@@ -72,6 +72,7 @@ fn open(path: &Path) -> Result<Connection, StoreError> {
         .map_err(sql)?;
     if version > SCHEMA_VERSION {
         return Err(StoreError::Newer {
+            reads: SCHEMA_VERSION,
             place,
             found: version,
         });
