@@ -47,7 +47,8 @@ fn a_class_takes_runs_refuses_what_it_should_and_goes_on_after_a_restart() {
     let (status, body) = post(HERE, c.port, &c.code, &student(1), "Ann", &chromium);
     assert_eq!(status, 201, "{body}");
     let name: Value = serde_json::from_str(&body).unwrap();
-    assert_eq!(name["name"], "Ann · stud");
+    // Eight hex digits of the id's SHA-256.
+    assert_eq!(name["name"], "Ann · 8b511ef7");
 
     // Each refusal, its status and its reason.
     let cases = hostile_posts(&c.code, &student(2), &chromium);

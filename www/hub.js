@@ -18,14 +18,17 @@ function mine() {
 function keep(made) {
   const list = [{ code: made.code, key: made.key, teacher: made.teacher, started: Date.now() }, ...mine()];
   try {
-    localStorage.setItem(MINE, JSON.stringify(list.slice(0, 20)));
+    localStorage.setItem(MINE, JSON.stringify(list.slice(0, 200)));
   } catch {
     // A browser that keeps nothing still has the teacher's URL it is sent to.
   }
 }
 
-function showMine(openHours) {
-  const recent = mine().filter((c) => Date.now() - c.started < openHours * 3600e3);
+// A class is listed as long as the hub keeps its runs: open for its hours, then kept
+// for its days after it closes.
+function showMine(terms) {
+  const kept = terms.open_hours * 3600e3 + terms.kept_days * 86400e3;
+  const recent = mine().filter((c) => Date.now() - c.started < kept);
   $("hub-mine").replaceChildren(...recent.map((c) => {
     const li = el("li");
     li.append(el("a", `Class ${c.code}`, { href: c.teacher }), ` started ${new Date(c.started).toLocaleString()}`);
@@ -40,7 +43,7 @@ export async function offer() {
   const terms = await r.json().catch(() => null);
   if (!terms || typeof terms.open_hours !== "number") return;
   $("hub-terms").textContent = `A class takes runs for ${terms.open_hours} hours, or until you close it; its runs are deleted ${terms.kept_days} days after it closes. Students are known only by the nickname they choose, if any.`;
-  showMine(terms.open_hours);
+  showMine(terms);
   $("hub").hidden = false;
   document.body.dataset.hub = "yes";
   $("hub-start").addEventListener("click", async () => {

@@ -32,7 +32,7 @@ async function call(path, options = {}) {
   return r;
 }
 
-async function showPlot() {
+async function showPlot(tries = 3) {
   try {
     const n = rows.size;
     const r = await call("class/plot.svg");
@@ -44,7 +44,10 @@ async function showPlot() {
     $("class-plot").src = plotUrl;
     document.body.dataset.plotted = String(n);
   } catch (e) {
-    noteError(`plot: ${e.message}`);
+    // A connection lost with the stream (a proxy gone silent, then back) fails a fetch or
+    // two: asked again a second later before it counts as an error.
+    if (tries > 1 && !e.status) setTimeout(() => showPlot(tries - 1), 1000);
+    else noteError(`plot: ${e.message}`);
   }
 }
 
@@ -92,26 +95,75 @@ function rebuild() {
   for (const r of rows.values()) state.lab.add_digest(r.digest);
 }
 
-function handle(block) {
-  let id = "";
-  let kind = "message";
-  let data = "";
-  for (const line of block.split("\n")) {
-    if (line.startsWith("id: ")) id = line.slice(4);
-    else if (line.startsWith("event: ")) kind = line.slice(7);
-    else if (line.startsWith("data: ")) data += line.slice(6);
-  }
-  if (!data) return;
+// The server says something at least this often (its keep-alive, KEEP_ALIVE on the
+// server): silence for twice as long is a connection that died without closing.
+const KEEP_ALIVE_MS = 15000;
+// How long to wait before asking again, until the server's `retry:` says otherwise.
+let retryMs = 1000;
+
+// The stream read as the WHATWG event-stream rules say: lines end in CRLF, LF or CR (a
+// CR may end one chunk and its LF start the next); "field: value" with one space after
+// the colon dropped; data lines joined by "\n"; a line starting ":" is a comment (the
+// server's keep-alive); a blank line dispatches, and sets the last event id even with no
+// data; `retry:` of digits sets the reconnection time.
+function eventStream(dispatch) {
+  let buf = "";
+  let skipLF = false;
+  let data = [];
+  let kind = "";
+  let id = view.last;
+  const line = (l) => {
+    if (l === "") {
+      view.last = id;
+      if (data.length) dispatch(kind || "message", data.join("\n"));
+      data = [];
+      kind = "";
+      return;
+    }
+    if (l[0] === ":") return;
+    const at = l.indexOf(":");
+    const field = at < 0 ? l : l.slice(0, at);
+    let value = at < 0 ? "" : l.slice(at + 1);
+    if (value[0] === " ") value = value.slice(1);
+    if (field === "data") data.push(value);
+    else if (field === "event") kind = value;
+    else if (field === "id" && !value.includes("\0")) id = value;
+    else if (field === "retry" && /^[0-9]+$/.test(value)) retryMs = Number(value);
+  };
+  return (chunk) => {
+    if (skipLF && chunk[0] === "\n") chunk = chunk.slice(1);
+    skipLF = false;
+    buf += chunk;
+    let start = 0;
+    for (let i = 0; i < buf.length; i++) {
+      const c = buf[i];
+      if (c !== "\n" && c !== "\r") continue;
+      line(buf.slice(start, i));
+      if (c === "\r") {
+        if (i + 1 === buf.length) skipLF = true;
+        else if (buf[i + 1] === "\n") i++;
+      }
+      start = i + 1;
+    }
+    buf = buf.slice(start);
+  };
+}
+
+function handle(kind, data) {
   const m = JSON.parse(data);
   if (kind === "class") {
     Object.assign(view, { code: m.code, closed: m.closed, most: m.most });
     $("join-url").textContent = m.join[0] || "";
     if (m.hub) $("hub-note").textContent = `This class takes runs for ${m.hub.open_hours} hours from when it started, or until you close it; its runs are deleted ${m.hub.kept_days} days after it closes. Keep this page's address: its key runs the class.`;
   } else if (kind === "put") {
+    // The lab keeps a row per name, and a student's name is theirs (the server's digest of
+    // their id): a resend under a new nickname drops the old name's row with it.
+    const before = rows.get(m.student);
     rows.delete(m.student); // a resend moves to the end, as the server orders them
     rows.set(m.student, m);
     try {
-      state.lab.add_digest(m.digest);
+      if (before && before.digest.from !== m.digest.from) rebuild();
+      else state.lab.add_digest(m.digest);
     } catch (e) {
       noteError(`a row the lab refused: ${e.message}`);
     }
@@ -121,39 +173,45 @@ function handle(block) {
   } else if (kind === "close") {
     view.closed = true;
   }
-  if (id) view.last = id;
   changed(kind === "put" ? m.student : null);
 }
 
 async function follow() {
   for (;;) {
+    const abort = new AbortController();
+    let silent = 0;
+    const watch = () => {
+      clearTimeout(silent);
+      silent = setTimeout(() => abort.abort(), 2 * KEEP_ALIVE_MS);
+    };
     try {
-      const r = await call("class/events", { headers: view.last ? { "Last-Event-ID": view.last } : {} });
+      watch();
+      const r = await call("class/events", { signal: abort.signal, headers: view.last ? { "Last-Event-ID": view.last } : {} });
       $("live").textContent = "Live: runs appear as they arrive.";
       document.body.dataset.live = "yes";
       const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
-      let buf = "";
+      const feed = eventStream(handle);
       for (;;) {
+        watch();
         const { done, value } = await reader.read();
         if (done) break;
-        buf += value;
-        for (let at = buf.indexOf("\n\n"); at >= 0; at = buf.indexOf("\n\n")) {
-          handle(buf.slice(0, at));
-          buf = buf.slice(at + 2);
-        }
+        feed(value);
       }
     } catch (e) {
       if (e.status === 403 || e.status === 404) {
+        clearTimeout(silent);
         showError(e.status === 403
           ? `${e.message}. Open the teacher's URL that ticklab class printed${classCode ? ", or the class from the hub's page in the browser that started it" : ""}.`
           : "This server runs no class: start one with ticklab class.");
         document.body.dataset.state = "failed";
         return;
       }
+    } finally {
+      clearTimeout(silent);
     }
-    document.body.dataset.live = "no";
-    $("live").textContent = "The class's server is not answering; trying again every second…";
-    await new Promise((r) => setTimeout(r, 1000));
+    document.body.dataset.live = "reconnecting";
+    $("live").textContent = "Reconnecting: the class's server went silent or away; runs sent meanwhile appear once it answers.";
+    await new Promise((r) => setTimeout(r, retryMs));
   }
 }
 

@@ -107,6 +107,6 @@ mod tests {
             reads: 1,
         };
         assert_eq!(CliError::from(newer).exit_code(), 2);
-        assert_eq!(CliError::from(StoreError::Closed).exit_code(), 1);
+        assert_eq!(CliError::from(StoreError::Stopped).exit_code(), 1);
     }
 }

@@ -368,6 +368,20 @@ fn a_hub_keeps_no_key_says_no_host_and_forgets_a_deleted_class() {
     let c = class(a.port, HERE);
     let (code, key) = (c["code"].as_str().unwrap(), c["key"].as_str().unwrap());
     assert_eq!(teach(b.port, &c, "GET", "/class/rows.json", b"").0, 200);
+    // Five sends of one student leave one event of theirs: the log holds what the class
+    // holds.
+    let d = digest("Chromium 156", "isolated", 5_000.0);
+    for _ in 0..5 {
+        assert_eq!(send(a.port, HERE, code, &student(1), &d).0, 201);
+    }
+    let events = pg
+        .psql(&format!(
+            "SELECT count(*) FROM event e JOIN class c ON c.id = e.class \
+             WHERE c.code = '{code}' AND e.student = '{}'",
+            student(1)
+        ))
+        .unwrap();
+    assert_eq!(events.trim(), "1", "events of one student");
     let found = pg
         .psql(&format!(
             "SELECT count(*) FROM class WHERE position('{key}' in key) > 0"

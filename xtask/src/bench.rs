@@ -150,9 +150,9 @@ fn sweep(cargo: &str, dir: &Path) -> Result<String, String> {
     ))
 }
 
-/// The hub's figures alone, printed: a release `ticklab` carrying the page, Chromium for
-/// the teacher's view.
-pub fn hub() -> Result<(), String> {
+/// A class's or the hub's figures alone (`which`), printed: a release `ticklab` carrying
+/// the page, Chromium for the teacher's view.
+pub fn alone(which: &str) -> Result<(), String> {
     crate::web::build()?;
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     crate::step(
@@ -166,12 +166,23 @@ pub fn hub() -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
-    let figures = rt.block_on(crate::hub_bench::figures(&bin, &drivers.chromedriver));
+    let figures = match which {
+        "class" => {
+            let dir = crate::web::target_dir(&crate::workspace_root()).join("bench");
+            std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+            rt.block_on(crate::class_bench::figures(
+                &bin,
+                &drivers.chromedriver,
+                &dir,
+            ))
+        }
+        _ => rt.block_on(crate::hub_bench::figures(&bin, &drivers.chromedriver)),
+    };
     for f in &figures {
         println!("{} | {} | {} | {:?}", f.name, f.target, f.measured, f.ok);
     }
     if figures.iter().any(|f| f.ok == Some(false)) {
-        return Err("a hub figure missed its target".into());
+        return Err(format!("a {which} figure missed its target"));
     }
     Ok(())
 }

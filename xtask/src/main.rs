@@ -62,10 +62,11 @@ commands:
           imports (fuzz/fuzz_targets/), SECONDS each (default 60) or TARGET alone; the
           corpus grows in fuzz/corpus/, seeded from tests/fuzz/corpus/; a crash is left in
           fuzz/artifacts/ and fails the task; installs cargo-fuzz when missing
-  bench [hub]
+  bench [hub|class]
           every performance figure against its target, native and in headless Chromium,
           Firefox and WebKit, printed as a table and written to BENCHMARKS.md; `hub` prints
-          the hub's figures alone (two instances on a throwaway PostgreSQL), writing nothing";
+          the hub's figures alone (two instances on a throwaway PostgreSQL), `class` a
+          class's (`ticklab class` on loopback), writing nothing";
 
 fn main() -> ExitCode {
     at();
@@ -91,7 +92,9 @@ fn main() -> ExitCode {
         Some("screenshot") if args.len() == 2 && args[1] == "docs" => shot::docs(),
         Some("screenshot") if (3..=5).contains(&args.len()) => shot::parse_and_run(&args[1..]),
         Some("bench") if args.len() == 1 => bench::run(),
-        Some("bench") if args.len() == 2 && args[1] == "hub" => bench::hub(),
+        Some("bench") if args.len() == 2 && ["hub", "class"].contains(&args[1].as_str()) => {
+            bench::alone(&args[1])
+        }
         Some("web") if args.len() == 1 => web::build().map(|_| ()),
         Some("guide") if args.len() == 1 => guide::build().map(|_| ()),
         Some("fuzz") if args.len() <= 3 => fuzz(

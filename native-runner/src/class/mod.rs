@@ -28,8 +28,9 @@ pub(crate) const CODE_ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 /// [`limits::ADDRESS_PER_MINUTE`] guesses a minute from one address.
 pub(crate) const CODE_LENGTH: usize = 6;
 
-/// A teacher's key as a hub keeps it: its SHA-256 digest in hex, which opens no class.
-pub(crate) fn key_digest(key: &str) -> String {
+/// SHA-256 in hex: a teacher's key as a hub keeps it (which opens no class), and what a
+/// student's row is named by.
+pub(crate) fn sha256_hex(key: &str) -> String {
     use sha2::Digest as _;
     sha2::Sha256::digest(key.as_bytes())
         .iter()
@@ -37,14 +38,14 @@ pub(crate) fn key_digest(key: &str) -> String {
         .collect()
 }
 
-fn random_bytes<const N: usize>() -> Result<[u8; N], CliError> {
+fn random_bytes<const N: usize>() -> Result<[u8; N], getrandom::Error> {
     let mut b = [0u8; N];
-    getrandom::fill(&mut b).map_err(|e| CliError::Randomness(e.to_string()))?;
+    getrandom::fill(&mut b)?;
     Ok(b)
 }
 
 /// A fresh join code.
-pub(crate) fn new_code() -> Result<String, CliError> {
+pub(crate) fn new_code() -> Result<String, getrandom::Error> {
     // Rejection sampling: each letter equally likely.
     let mut out = String::new();
     while out.len() < CODE_LENGTH {
@@ -59,7 +60,7 @@ pub(crate) fn new_code() -> Result<String, CliError> {
 }
 
 /// A fresh teacher's key: 128 random bits, in hex.
-pub(crate) fn new_key() -> Result<String, CliError> {
+pub(crate) fn new_key() -> Result<String, getrandom::Error> {
     Ok(random_bytes::<16>()?
         .iter()
         .map(|b| format!("{b:02x}"))
@@ -101,7 +102,8 @@ pub fn class(a: ClassArgs) -> Result<(), CliError> {
     crate::logs::init(crate::cli::LogFormat::Text);
     let (mut site, what) = Site::new(a.root.as_deref(), a.report.as_deref())?;
     let store = SqliteStore::open(&a.db)?;
-    let (code, key) = (new_code()?, new_key()?);
+    let random = |e: getrandom::Error| CliError::Randomness(e.to_string());
+    let (code, key) = (new_code().map_err(random)?, new_key().map_err(random)?);
     site.hide(&a.db);
     let rt = serve::runtime()?;
     rt.block_on(async move {

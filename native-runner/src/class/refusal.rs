@@ -39,7 +39,7 @@ pub enum ClassError {
     NotTeacher,
     /// The teacher closed the class.
     #[error("the teacher has closed this class")]
-    Closed,
+    ClassClosed,
     /// An address over its share of posts.
     #[error("over {ADDRESS_PER_MINUTE} posts a minute from this address")]
     AddressTooFast { wait: Duration },
@@ -81,6 +81,10 @@ pub enum ClassError {
     /// A class asked for by a request the hub's page does not send (another site's form).
     #[error("a class is started from the hub's own page (a JSON request of the same site)")]
     CrossSite,
+    /// The system gave no random bytes for a join code or a key: the server's log hears
+    /// why.
+    #[error("the server could not draw a join code; ask again")]
+    NoRandomness(#[source] getrandom::Error),
     /// A picture or an answer could not be made.
     #[error("the answer could not be made: {0}")]
     Output(String),
@@ -97,19 +101,21 @@ impl ClassError {
             | ClassError::Digest(_) => StatusCode::BAD_REQUEST,
             ClassError::WrongCode
             | ClassError::NotTeacher
-            | ClassError::Closed
+            | ClassError::ClassClosed
             | ClassError::CrossSite => StatusCode::FORBIDDEN,
             ClassError::AddressTooFast { .. }
             | ClassError::StudentTooFast { .. }
             | ClassError::Guessing { .. }
-            | ClassError::TooManyClasses { .. }
-            | ClassError::Full => StatusCode::TOO_MANY_REQUESTS,
+            | ClassError::TooManyClasses { .. } => StatusCode::TOO_MANY_REQUESTS,
+            // No rate: the class is as large as it gets, until its teacher removes a row.
+            ClassError::Full => StatusCode::CONFLICT,
             ClassError::Stopping => StatusCode::SERVICE_UNAVAILABLE,
             ClassError::Store(e) if e.unavailable() => StatusCode::SERVICE_UNAVAILABLE,
             ClassError::NoSuchRow | ClassError::NoJoinAddress => StatusCode::NOT_FOUND,
-            ClassError::Store(_) | ClassError::NoPeer | ClassError::Output(_) => {
-                StatusCode::INTERNAL_SERVER_ERROR
-            }
+            ClassError::Store(_)
+            | ClassError::NoPeer
+            | ClassError::Output(_)
+            | ClassError::NoRandomness(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
@@ -122,7 +128,6 @@ impl ClassError {
             | ClassError::TooManyClasses { wait } => Some(*wait),
             ClassError::Stopping => Some(RETRY_SOON),
             ClassError::Store(e) if e.unavailable() => Some(RETRY_SOON),
-            ClassError::Full => Some(Duration::from_secs(60)),
             _ => None,
         }
     }
@@ -138,6 +143,9 @@ impl IntoResponse for ClassError {
             // The server's log hears of it; the answer says nothing of the database.
             tracing::warn!(error = %e, "a request failed on the database");
         }
+        if let ClassError::NoRandomness(e) = &self {
+            tracing::error!(error = %e, "no random bytes for a join code");
+        }
         let mut r = (
             self.status(),
             axum::Json(Refused {
@@ -151,5 +159,18 @@ impl IntoResponse for ClassError {
                 .insert(header::RETRY_AFTER, HeaderValue::from(secs));
         }
         r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_class_is_no_rate_and_says_no_wait() {
+        assert_eq!(ClassError::Full.status(), StatusCode::CONFLICT);
+        assert_eq!(ClassError::Full.retry_after(), None);
+        let r = ClassError::Full.into_response();
+        assert!(r.headers().get(header::RETRY_AFTER).is_none());
     }
 }

@@ -345,42 +345,44 @@ fn interrupt_info(name: &str, precise: bool) -> ClockInfo {
 /// The interrupt times, biased (counting sleep) or not, as of the last timer interrupt or
 /// precise (Windows 10 on).
 fn interrupt_times(out: &mut Vec<Entry>) {
-    for (name, precise, description) in [
+    // Each returns nothing (VOID) but QueryUnbiasedInterruptTime, which returns a BOOL
+    // (QueryUnbiasedInterruptTimePrecise too returns nothing).
+    for (name, precise, returns_bool, description) in [
         (
             "QueryInterruptTime",
+            false,
             false,
             "Interrupt time in 100 ns units, as of the last timer interrupt",
         ),
         (
             "QueryInterruptTimePrecise",
             true,
+            false,
             "Interrupt time in 100 ns units, read through the performance counter",
         ),
-    ] {
-        out.push(looked_up(name, ClockKind::Monotonic, description, |f| {
-            // Safe: the documented signature of the function found by its name.
-            let f: FillVoid = unsafe { std::mem::transmute(f) };
-            let info = interrupt_info(name, precise);
-            (Source::Interrupt(f), info)
-        }));
-    }
-    for (name, precise, description) in [
         (
             "QueryUnbiasedInterruptTime",
             false,
+            true,
             "Interrupt time without sleep, in 100 ns units, as of the last timer interrupt",
         ),
         (
             "QueryUnbiasedInterruptTimePrecise",
             true,
+            false,
             "Interrupt time without sleep, in 100 ns units, read through the performance counter",
         ),
     ] {
         out.push(looked_up(name, ClockKind::Monotonic, description, |f| {
-            // Safe: the documented signature of the function found by its name.
-            let f: Fill = unsafe { std::mem::transmute(f) };
             let info = interrupt_info(name, precise);
-            (Source::Unbiased(f), info)
+            // Safe: the documented signature of the function found by its name.
+            let source = match returns_bool {
+                true => Source::Unbiased(unsafe { std::mem::transmute::<*const c_void, Fill>(f) }),
+                false => {
+                    Source::Interrupt(unsafe { std::mem::transmute::<*const c_void, FillVoid>(f) })
+                }
+            };
+            (source, info)
         }));
     }
 }

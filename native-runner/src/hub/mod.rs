@@ -7,16 +7,45 @@
 //! told to come again (to another instance).
 
 mod routes;
+pub mod store;
 
+use std::future::Future;
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::class::limits::{CREATION_WINDOW, OPEN_FOR, SWEEP_EVERY};
 use crate::class::routes::{ClassState, Scope};
-use crate::class::store::postgres::PgStore;
+use crate::class::store::{ClassStore, StoreError};
 use crate::cli::HubArgs;
 use crate::error::CliError;
 use crate::serve::{self, Site};
+use store::{Created, PgStore, Swept};
+
+/// What a hub needs of its database beyond a class's store: classes made under a limit
+/// per sender, swept past their day and their keep, and readiness. PostgreSQL's
+/// ([`PgStore`]) is the one there is; the hub's routes know only this.
+pub trait HubStore: ClassStore {
+    /// A class made with `code` and `key` for `sender`, unless it made `most` within
+    /// `window` (counted across every instance).
+    fn create(
+        &self,
+        code: &str,
+        key: &str,
+        sender: IpAddr,
+        most: i64,
+        window: Duration,
+    ) -> impl Future<Output = Result<Created, StoreError>> + Send;
+    /// Closes the classes past their day, deletes those closed `keep` ago, forgets the
+    /// creations older than `window`.
+    fn sweep(
+        &self,
+        keep: Duration,
+        window: Duration,
+    ) -> impl Future<Output = Result<Swept, StoreError>> + Send;
+    /// Whether the database answers and this instance hears its changes.
+    fn ready(&self) -> impl Future<Output = Result<(), StoreError>> + Send;
+}
 
 /// Connects to the database, trying again for up to `wait` while it is out of reach (a
 /// container started before its database).
@@ -50,28 +79,9 @@ async fn sweeper(store: PgStore, keep: Duration) {
     }
 }
 
-/// Lets the process hold as many descriptors as the system allows it (the soft limit up
-/// to the hard one): each open live view is a connection.
-fn more_descriptors() {
-    #[cfg(unix)]
-    {
-        let mut lim = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        // Safe: valid pointers to a struct of the right type.
-        unsafe {
-            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
-                lim.rlim_cur = lim.rlim_max;
-                libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
-            }
-        }
-    }
-}
-
 pub fn hub(a: HubArgs) -> Result<(), CliError> {
     crate::logs::init(a.log_format);
-    more_descriptors();
+    serve::raise_descriptor_limit();
     let (site, what) = Site::new(a.root.as_deref(), None)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -11,25 +11,26 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Serialize;
 
+use super::store::Created;
+use super::HubStore;
 use crate::class::limits::{CLASSES_PER_WINDOW, CREATION_WINDOW};
 use crate::class::paths;
 use crate::class::routes::{AddressAllowed, ClassError, ClassState};
-use crate::class::store::postgres::{Created, PgStore};
 use crate::class::{new_code, new_key};
 
-type Hub = Arc<ClassState<PgStore>>;
+type Hub<S> = Arc<ClassState<S>>;
 
-pub fn router(state: Hub) -> Router {
+pub fn router<S: HubStore>(state: Hub<S>) -> Router {
     Router::new()
-        .route(paths::HUB_TERMS, get(terms))
-        .route(paths::HUB_CLASSES, post(create))
+        .route(paths::HUB_TERMS, get(terms::<S>))
+        .route(paths::HUB_CLASSES, post(create::<S>))
         .route(paths::HEALTHZ, get(healthz))
-        .route(paths::READYZ, get(readyz))
+        .route(paths::READYZ, get(readyz::<S>))
         .with_state(state)
 }
 
 /// `GET /hub/terms`: how long a class takes runs and how long it is kept.
-async fn terms(State(h): State<Hub>) -> impl IntoResponse {
+async fn terms<S: HubStore>(State(h): State<Hub<S>>) -> impl IntoResponse {
     Json(h.terms())
 }
 
@@ -88,8 +89,8 @@ impl<S: Send + Sync> FromRequest<S> for SameSite {
 
 /// `POST /hub/classes` with `{}`: a new class, unless this address started its most this
 /// hour. Its answer carries the teacher's key: no cache keeps it.
-async fn create(
-    State(h): State<Hub>,
+async fn create<S: HubStore>(
+    State(h): State<Hub<S>>,
     AddressAllowed(from): AddressAllowed,
     headers: HeaderMap,
     _: SameSite,
@@ -97,7 +98,7 @@ async fn create(
     if h.is_stopping() {
         return Err(ClassError::Stopping);
     }
-    let random = |e: crate::error::CliError| ClassError::Output(e.to_string());
+    let random = ClassError::NoRandomness;
     for _ in 0..DRAWS {
         let (code, key) = (new_code().map_err(random)?, new_key().map_err(random)?);
         let made = h
@@ -144,7 +145,7 @@ async fn healthz() -> impl IntoResponse {
 /// `GET /readyz`: the database answers (on a connection of its own), changes are heard,
 /// and the instance is not stopping; 503 otherwise. The reason goes to the logs only: the
 /// public is not told where the database is or how it failed.
-async fn readyz(State(h): State<Hub>) -> impl IntoResponse {
+async fn readyz<S: HubStore>(State(h): State<Hub<S>>) -> impl IntoResponse {
     let why = if h.is_stopping() {
         Some("stopping".to_string())
     } else {

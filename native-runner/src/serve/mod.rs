@@ -70,18 +70,21 @@ const SPARE_DESCRIPTORS: u64 = 64;
 /// accept and file opens fail.
 pub(crate) fn connection_cap() -> usize {
     #[cfg(unix)]
-    {
-        let mut lim = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        // Safe: a valid out-pointer.
-        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } == 0 {
-            let usable = lim.rlim_cur.saturating_sub(SPARE_DESCRIPTORS);
-            return (usable as usize).clamp(8, MOST_CONNECTIONS);
-        }
+    if let Ok((soft, _)) = rlimit::getrlimit(rlimit::Resource::NOFILE) {
+        let usable = soft.saturating_sub(SPARE_DESCRIPTORS);
+        return usize::try_from(usable)
+            .unwrap_or(usize::MAX)
+            .clamp(8, MOST_CONNECTIONS);
     }
     MOST_CONNECTIONS
+}
+
+/// Raises this process's descriptor limit to the most the system allows it (a hub holds
+/// thousands of connections); where it cannot, the limit stays and [`connection_cap`]
+/// holds to it.
+#[cfg(feature = "hub")]
+pub(crate) fn raise_descriptor_limit() {
+    let _ = rlimit::increase_nofile_limit(u64::MAX);
 }
 
 pub mod embedded;

@@ -92,3 +92,157 @@ fn a_class_started_on_a_hub_takes_three_engines_through_the_other_instance() {
     });
     drop((a, b, pg));
 }
+
+/// A TCP proxy in front of `port` that can stop forwarding without closing anything (a
+/// proxy or a network that goes silent), and go on.
+struct Silencer {
+    port: u16,
+    silent: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Silencer {
+    fn start(to: u16) -> Self {
+        use std::io::{Read, Write};
+        use std::sync::atomic::Ordering;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let silent = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let quiet = silent.clone();
+        std::thread::spawn(move || {
+            for client in listener.incoming().map_while(Result::ok) {
+                let Ok(server) = std::net::TcpStream::connect(("127.0.0.1", to)) else {
+                    continue;
+                };
+                for (mut from, mut to) in [
+                    (client.try_clone().unwrap(), server.try_clone().unwrap()),
+                    (server, client),
+                ] {
+                    let quiet = quiet.clone();
+                    std::thread::spawn(move || {
+                        let mut buf = [0u8; 16384];
+                        while let Ok(n) = from.read(&mut buf) {
+                            if n == 0 {
+                                break;
+                            }
+                            // Held, not dropped, while silent: it flows again after.
+                            while quiet.load(Ordering::Relaxed) {
+                                std::thread::sleep(Duration::from_millis(50));
+                            }
+                            if to.write_all(&buf[..n]).is_err() {
+                                break;
+                            }
+                        }
+                        let _ = to.shutdown(std::net::Shutdown::Write);
+                    });
+                }
+            }
+        });
+        Silencer { port, silent }
+    }
+
+    fn silence(&self, on: bool) {
+        self.silent.store(on, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// The teacher's view keyed on the student's id: 500 students without nicknames (whose
+/// names, "a student · " and four characters of their id, often match) are 500 rows; a
+/// proxy that stops forwarding without closing is seen ("reconnecting") within 35 s, and
+/// the view catches up (a resend under a new nickname replaces its own row) when it
+/// forwards again.
+#[test]
+fn five_hundred_without_nicknames_are_five_hundred_rows_and_a_silent_stream_is_seen() {
+    let _alone = one_browser_at_a_time();
+    let site = built_site();
+    let pg = ticklab_browser::postgres::Cluster::start().unwrap();
+    let a = ticklab_browser::start_hub(
+        Path::new(BIN),
+        &pg.url(),
+        0,
+        &["--root", site.to_str().unwrap()],
+    );
+    let here = std::net::Ipv4Addr::LOCALHOST;
+    let json = [("Content-Type", "application/json")];
+    let (s, made) = common::http::request(here, a.port, "POST", "/hub/classes", &json, b"{}");
+    assert_eq!(s, 201, "{made}");
+    let made: serde_json::Value = serde_json::from_str(&made).unwrap();
+    let code = made["code"].as_str().unwrap().to_string();
+    let proxy = Silencer::start(a.port);
+    let d = common::http::digest("Chromium 156", "isolated", 5_000.0);
+    let post = |i: usize, nickname: &str| {
+        let body = serde_json::json!({
+            "code": code, "student": common::http::student(i), "nickname": nickname, "digest": d,
+        });
+        common::http::request(
+            here,
+            a.port,
+            "POST",
+            "/class/runs",
+            &json,
+            body.to_string().as_bytes(),
+        )
+        .0
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let chromium = driver("CHROMEDRIVER", "chromedriver");
+    rt.block_on(async {
+        let t = open(Browser::Chromium, &chromium, (1280, 1600)).await.unwrap();
+        let c = &t.client;
+        c.goto(&format!("http://127.0.0.1:{}/{}", proxy.port, made["teacher"].as_str().unwrap()))
+            .await
+            .unwrap();
+        wait_for(c, "return document.body.dataset.live === 'yes'", Duration::from_secs(30))
+            .await
+            .unwrap_or_else(|e| panic!("the teacher's view: {e}"));
+        let statuses: Vec<u16> = std::thread::scope(|s| {
+            let hs: Vec<_> = (0..4)
+                .map(|k| s.spawn(move || (k..500).step_by(4).map(|i| post(i, "")).collect::<Vec<_>>()))
+                .collect();
+            hs.into_iter().flat_map(|h| h.join().unwrap()).collect()
+        });
+        assert!(statuses.iter().all(|&s| s == 201), "{statuses:?}");
+        wait_for(c, "return document.body.dataset.rows === '500'", Duration::from_secs(60))
+            .await
+            .unwrap_or_else(|e| panic!("500 rows on the teacher's screen: {e}"));
+        let shown = js(
+            c,
+            &format!(
+                "const b = document.querySelector('tbody[data-clock=\"{}\"]');
+                 const more = b.querySelector('button'); if (more) more.click();
+                 const again = document.querySelector('tbody[data-clock=\"{}\"]');
+                 const names = [...again.querySelectorAll('tr[data-where]')].map((r) => r.cells[0].textContent);
+                 return [names.length, new Set(names).size]",
+                ticklab::digest::PAGE_NOW,
+                ticklab::digest::PAGE_NOW
+            ),
+        )
+        .await
+        .unwrap();
+        assert_eq!(shown, serde_json::json!([500, 500]), "rows in the matrix, and distinct names");
+        // Silence: the view says so within twice the keep-alive and a little.
+        proxy.silence(true);
+        let silenced = std::time::Instant::now();
+        assert_eq!(post(7, "Resent"), 201);
+        wait_for(c, "return document.body.dataset.live === 'reconnecting'", Duration::from_secs(35))
+            .await
+            .unwrap_or_else(|e| panic!("a silent stream not seen within 35 s: {e}"));
+        let seen = silenced.elapsed();
+        proxy.silence(false);
+        wait_for(
+            c,
+            "return document.body.dataset.live === 'yes' && document.body.dataset.rows === '500'
+               && [...document.querySelectorAll('#who-list .name')].some((n) => n.textContent.startsWith('Resent'))",
+            Duration::from_secs(30),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the view did not catch up: {e}"));
+        eprintln!("500 rows, 500 names; silence seen after {:.1} s, caught up", seen.as_secs_f64());
+        let errors = js(c, "return self.ticklabErrors").await.unwrap();
+        assert_eq!(errors, serde_json::json!([]), "the teacher's page");
+        let _ = c.clone().close().await;
+    });
+    drop((a, pg));
+}

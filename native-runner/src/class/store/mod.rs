@@ -4,8 +4,6 @@
 //! class` is [`sqlite::SqliteStore`], the PostgreSQL database of `ticklab hub`
 //! [`postgres::PgStore`]; every store passes the same suite ([`suite`]).
 
-#[cfg(feature = "hub")]
-pub mod postgres;
 pub mod sqlite;
 
 use std::future::Future;
@@ -15,8 +13,9 @@ use ticklab::digest::Digest;
 /// The schema's version a class's SQLite database keeps; a database of a later version is
 /// refused.
 pub const SCHEMA_VERSION: i64 = 1;
-/// The same of a hub's PostgreSQL database (version 2 keeps keys as digests).
-pub const HUB_SCHEMA_VERSION: i64 = 2;
+/// The same of a hub's PostgreSQL database (version 2 keeps keys as digests, 3 keeps a
+/// student's latest event only).
+pub const HUB_SCHEMA_VERSION: i64 = 3;
 
 /// A class: its join code, the teacher's key, and whether it takes submissions.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -91,7 +90,7 @@ pub enum Change {
     /// The teacher removed a student's row.
     Removed { student: String, event: i64 },
     /// The teacher closed the class to new submissions.
-    Closed { event: i64 },
+    ClassClosed { event: i64 },
 }
 
 impl Change {
@@ -99,7 +98,7 @@ impl Change {
     pub fn event(&self) -> i64 {
         match self {
             Change::Put(r) => r.event,
-            Change::Removed { event, .. } | Change::Closed { event } => *event,
+            Change::Removed { event, .. } | Change::ClassClosed { event } => *event,
         }
     }
 
@@ -108,7 +107,7 @@ impl Change {
         match self {
             Change::Put(_) => EventKind::Put,
             Change::Removed { .. } => EventKind::Remove,
-            Change::Closed { .. } => EventKind::Close,
+            Change::ClassClosed { .. } => EventKind::Close,
         }
     }
 }
@@ -117,25 +116,24 @@ impl Change {
 #[derive(Debug, PartialEq, Eq)]
 pub enum Refusal {
     /// The class no longer takes submissions.
-    Closed,
+    ClassClosed,
     /// The class holds its most rows already and this student has none.
     Full,
 }
 
-/// What went wrong with a store, in words for the teacher's terminal.
+/// A database client's own error, kept whole as the source of a [`StoreError`].
+pub type DbError = Box<dyn std::error::Error + Send + Sync>;
+
+/// What went wrong with a store, in words for the teacher's terminal; the database
+/// client's own error is kept as its source, whichever database it is.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    /// SQLite said no.
-    #[error("{place}: {source}")]
-    Sqlite {
-        place: String,
-        source: rusqlite::Error,
-    },
     /// The file cannot be opened, or is no database.
     #[error("{place}: {source}; give --db a class database, or a new file's name")]
     NotAStore {
         place: String,
-        source: rusqlite::Error,
+        #[source]
+        source: DbError,
     },
     /// A database of a schema this ticklab does not know.
     #[error(
@@ -148,12 +146,13 @@ pub enum StoreError {
         found: i64,
         reads: i64,
     },
-    /// The database server said no, or could not be reached (`unavailable`: asking again
-    /// later may work).
-    #[error("{place}: {reason}")]
+    /// The database said no, or could not be reached (`unavailable`, decided by the
+    /// error's kind or code: asking again later may work).
+    #[error("{place}: {source}")]
     Database {
         place: String,
-        reason: String,
+        #[source]
+        source: DbError,
         unavailable: bool,
     },
     /// A batch of writes failed together (none of it was kept).
@@ -166,8 +165,8 @@ pub enum StoreError {
     #[error("cannot start the class database's writer: {0}")]
     Thread(std::io::Error),
     /// The store's writer is gone (the server is stopping).
-    #[error("the class database is closed")]
-    Closed,
+    #[error("the class database's writer has stopped (the server is stopping)")]
+    Stopped,
     /// Every turn at the database for lookups by code was taken for as long as a request
     /// waits (a flood of them): asking again later may work.
     #[error("every lookup of a class by its code is taken; ask again shortly")]
@@ -369,7 +368,7 @@ pub mod suite {
         let closed = store.close(class.id).await.unwrap();
         assert_eq!(
             store.put(class.id, sub("cat", "c1")).await.unwrap(),
-            Err(Refusal::Closed)
+            Err(Refusal::ClassClosed)
         );
         // Live: the changes of this class (not the other's), in order, once committed; a
         // put already replaced or removed when it is told may be left out (it is said as
@@ -386,9 +385,10 @@ pub mod suite {
         assert!(store.closed(class.id).await.unwrap());
         assert!(!store.closed(other.id).await.unwrap());
         let found = store.class_by_code("OTHERS").await.unwrap().unwrap();
+        // The key as the store keeps it (a hub's, its digest).
         assert_eq!(
             (found.id, found.key.as_str(), found.closed),
-            (other.id, "k9", false)
+            (other.id, other.key.as_str(), false)
         );
         assert!(store.class_by_code("ABCDEF").await.unwrap().unwrap().closed);
         assert_eq!(store.class_by_code("NOSUCH").await.unwrap(), None);

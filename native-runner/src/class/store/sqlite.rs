@@ -55,8 +55,15 @@ fn open(path: &Path) -> Result<Connection, StoreError> {
         use rusqlite::ErrorCode::{CannotOpen, NotADatabase};
         let place = place.clone();
         match source.sqlite_error_code() {
-            Some(NotADatabase | CannotOpen) => StoreError::NotAStore { place, source },
-            _ => StoreError::Sqlite { place, source },
+            Some(NotADatabase | CannotOpen) => StoreError::NotAStore {
+                place,
+                source: source.into(),
+            },
+            _ => StoreError::Database {
+                place,
+                source: source.into(),
+                unavailable: false,
+            },
         }
     };
     let mut c = Connection::open(path).map_err(sql)?;
@@ -161,17 +168,35 @@ impl SqliteStore {
     }
 
     fn sql(&self, source: rusqlite::Error) -> StoreError {
-        StoreError::Sqlite {
+        StoreError::Database {
             place: self.place.to_string(),
-            source,
+            source: source.into(),
+            unavailable: false,
         }
+    }
+
+    /// Runs `f` on the reading connection on a thread of the blocking pool: a teacher's
+    /// 500 rows read (or a plot of them) stall no post or live view of the runtime.
+    async fn read<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&SqliteStore, &Connection) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let me = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let c = me.reader();
+            f(&me, &c)
+        })
+        .await
+        .map_err(|_| StoreError::Stopped)?
     }
 
     /// Sends a job to the writer and waits for its answer.
     async fn ask<T>(&self, job: impl FnOnce(Reply<T>) -> Job) -> Result<T, StoreError> {
         let (reply, answer) = tokio::sync::oneshot::channel();
-        self.jobs.send(job(reply)).map_err(|_| StoreError::Closed)?;
-        answer.await.map_err(|_| StoreError::Closed)?
+        self.jobs
+            .send(job(reply))
+            .map_err(|_| StoreError::Stopped)?;
+        answer.await.map_err(|_| StoreError::Stopped)?
     }
 
     /// A stored digest, read back.
@@ -180,6 +205,42 @@ impl SqliteStore {
             place: self.place.to_string(),
             what: format!("a stored digest does not read: {e}"),
         })
+    }
+
+    /// The changes of `class` after event `after`, each said once as it is now.
+    fn changes(&self, c: &Connection, class: i64, after: i64) -> Result<Vec<Change>, StoreError> {
+        let mut st = c
+            .prepare(
+                "SELECT e.student, r.nickname, r.digest, r.received_ms, r.event, e.id, e.kind
+                 FROM event e LEFT JOIN run r ON r.class = e.class AND r.student = e.student
+                 WHERE e.class = ?1 AND e.id > ?2 ORDER BY e.id",
+            )
+            .map_err(|e| self.sql(e))?;
+        let mut out = Vec::new();
+        let mut rows = st.query(params![class, after]).map_err(|e| self.sql(e))?;
+        while let Some(r) = rows.next().map_err(|e| self.sql(e))? {
+            let id: i64 = r.get(5).map_err(|e| self.sql(e))?;
+            let kind: String = r.get(6).map_err(|e| self.sql(e))?;
+            let kind = EventKind::parse(&kind).ok_or_else(|| StoreError::Corrupt {
+                place: self.place.to_string(),
+                what: format!("event {id} is of no kind this ticklab writes: '{kind}'"),
+            })?;
+            match kind {
+                // Said once, at the event that put it as it is now.
+                EventKind::Put => {
+                    let at: Option<i64> = r.get(4).map_err(|e| self.sql(e))?;
+                    if at == Some(id) {
+                        out.push(Change::Put(self.row(r, id)?));
+                    }
+                }
+                EventKind::Remove => out.push(Change::Removed {
+                    student: r.get(0).map_err(|e| self.sql(e))?,
+                    event: id,
+                }),
+                EventKind::Close => out.push(Change::ClassClosed { event: id }),
+            }
+        }
+        Ok(out)
     }
 
     fn row(&self, r: &rusqlite::Row<'_>, event: i64) -> Result<Row, StoreError> {
@@ -237,76 +298,51 @@ impl ClassStore for SqliteStore {
     }
 
     async fn class_by_code(&self, code: &str) -> Result<Option<Class>, StoreError> {
-        self.reader()
-            .query_row(
+        let code = code.to_string();
+        self.read(move |me, c| {
+            c.query_row(
                 "SELECT id, code, key, closed FROM class WHERE code = ?1 ORDER BY id DESC LIMIT 1",
                 [code],
                 class_of,
             )
             .optional()
-            .map_err(|e| self.sql(e))
+            .map_err(|e| me.sql(e))
+        })
+        .await
     }
 
     async fn closed(&self, class: i64) -> Result<bool, StoreError> {
-        self.reader()
-            .query_row("SELECT closed FROM class WHERE id = ?1", [class], |r| {
+        self.read(move |me, c| {
+            c.query_row("SELECT closed FROM class WHERE id = ?1", [class], |r| {
                 r.get::<_, i64>(0)
             })
             .map(|v| v != 0)
-            .map_err(|e| self.sql(e))
+            .map_err(|e| me.sql(e))
+        })
+        .await
     }
 
     async fn rows(&self, class: i64) -> Result<Vec<Row>, StoreError> {
-        let c = self.reader();
-        let mut st = c
-            .prepare(
-                "SELECT student, nickname, digest, received_ms, event FROM run
-                 WHERE class = ?1 ORDER BY event",
-            )
-            .map_err(|e| self.sql(e))?;
-        let mut rows = st.query([class]).map_err(|e| self.sql(e))?;
-        let mut out = Vec::new();
-        while let Some(r) = rows.next().map_err(|e| self.sql(e))? {
-            let event = r.get(4).map_err(|e| self.sql(e))?;
-            out.push(self.row(r, event)?);
-        }
-        Ok(out)
+        self.read(move |me, c| {
+            let mut st = c
+                .prepare(
+                    "SELECT student, nickname, digest, received_ms, event FROM run
+                     WHERE class = ?1 ORDER BY event",
+                )
+                .map_err(|e| me.sql(e))?;
+            let mut rows = st.query([class]).map_err(|e| me.sql(e))?;
+            let mut out = Vec::new();
+            while let Some(r) = rows.next().map_err(|e| me.sql(e))? {
+                let event = r.get(4).map_err(|e| me.sql(e))?;
+                out.push(me.row(r, event)?);
+            }
+            Ok(out)
+        })
+        .await
     }
 
     async fn changes_since(&self, class: i64, after: i64) -> Result<Vec<Change>, StoreError> {
-        let c = self.reader();
-        let mut st = c
-            .prepare(
-                "SELECT e.student, r.nickname, r.digest, r.received_ms, r.event, e.id, e.kind
-                 FROM event e LEFT JOIN run r ON r.class = e.class AND r.student = e.student
-                 WHERE e.class = ?1 AND e.id > ?2 ORDER BY e.id",
-            )
-            .map_err(|e| self.sql(e))?;
-        let mut out = Vec::new();
-        let mut rows = st.query(params![class, after]).map_err(|e| self.sql(e))?;
-        while let Some(r) = rows.next().map_err(|e| self.sql(e))? {
-            let id: i64 = r.get(5).map_err(|e| self.sql(e))?;
-            let kind: String = r.get(6).map_err(|e| self.sql(e))?;
-            let kind = EventKind::parse(&kind).ok_or_else(|| StoreError::Corrupt {
-                place: self.place.to_string(),
-                what: format!("event {id} is of no kind this ticklab writes: '{kind}'"),
-            })?;
-            match kind {
-                // Said once, at the event that put it as it is now.
-                EventKind::Put => {
-                    let at: Option<i64> = r.get(4).map_err(|e| self.sql(e))?;
-                    if at == Some(id) {
-                        out.push(Change::Put(self.row(r, id)?));
-                    }
-                }
-                EventKind::Remove => out.push(Change::Removed {
-                    student: r.get(0).map_err(|e| self.sql(e))?,
-                    event: id,
-                }),
-                EventKind::Close => out.push(Change::Closed { event: id }),
-            }
-        }
-        Ok(out)
+        self.read(move |me, c| me.changes(c, class, after)).await
     }
 
     fn subscribe(&self, class: i64) -> Subscription {
@@ -314,8 +350,9 @@ impl ClassStore for SqliteStore {
     }
 }
 
-/// The writer: takes what is waiting (up to [`BATCH`]), does it in one transaction, commits
-/// (the disk synced), and only then answers each and tells the live views.
+/// The writer: takes what is waiting (up to [`BATCH`]), does it in one transaction, each
+/// write in a savepoint of its own (one that fails is rolled back and fails alone),
+/// commits (the disk synced), and only then answers each and tells the live views.
 fn writer(
     mut conn: Connection,
     jobs: mpsc::Receiver<Job>,
@@ -330,11 +367,26 @@ fn writer(
                 Err(_) => break,
             }
         }
-        let done = (|| -> Result<Vec<Outcome>, rusqlite::Error> {
-            let tx = conn.transaction()?;
+        let failed = |e: rusqlite::Error| StoreError::Write {
+            place: place.to_string(),
+            reason: e.to_string(),
+        };
+        let done = (|| -> Result<Vec<Result<Outcome, StoreError>>, rusqlite::Error> {
+            let mut tx = conn.transaction()?;
             let mut out = Vec::with_capacity(batch.len());
             for job in &batch {
-                out.push(apply(&tx, job)?);
+                let mut sp = tx.savepoint()?;
+                let one = apply(&sp, job);
+                match one {
+                    Ok(o) => {
+                        sp.commit()?;
+                        out.push(Ok(o));
+                    }
+                    Err(e) => {
+                        sp.rollback()?;
+                        out.push(Err(failed(e)));
+                    }
+                }
             }
             tx.commit()?;
             Ok(out)
@@ -342,7 +394,7 @@ fn writer(
         match done {
             Ok(outcomes) => {
                 for (job, outcome) in batch.into_iter().zip(outcomes) {
-                    answer(job, Ok(outcome), &changes);
+                    answer(job, outcome, &changes);
                 }
             }
             Err(e) => {
@@ -364,12 +416,15 @@ enum Outcome {
     Opened(Class),
     Put(Result<Row, Refusal>),
     Removed(Option<i64>),
-    Closed(i64),
+    ClassClosed(i64),
 }
 
 /// Records an event of `kind` in `class`; its id.
+/// Records an event of `kind` in `class`; its id. A student's earlier events go: the new
+/// one says all of it (a put the row as it is now, a removal that it is gone), so the log
+/// holds what the class holds and a reconnect costs no more than that, not its history.
 fn event(
-    tx: &rusqlite::Transaction<'_>,
+    tx: &Connection,
     kind: EventKind,
     class: i64,
     student: &str,
@@ -378,10 +433,17 @@ fn event(
         "INSERT INTO event (class, kind, student, at_ms) VALUES (?1, ?2, ?3, ?4)",
         params![class, kind.name(), student, now_ms()],
     )?;
-    Ok(tx.last_insert_rowid())
+    let id = tx.last_insert_rowid();
+    if kind != EventKind::Close {
+        tx.execute(
+            "DELETE FROM event WHERE class = ?1 AND student = ?2 AND id < ?3 AND kind <> ?4",
+            params![class, student, id, EventKind::Close.name()],
+        )?;
+    }
+    Ok(id)
 }
 
-fn apply(tx: &rusqlite::Transaction<'_>, job: &Job) -> Result<Outcome, rusqlite::Error> {
+fn apply(tx: &Connection, job: &Job) -> Result<Outcome, rusqlite::Error> {
     Ok(match job {
         Job::Open {
             fresh, code, key, ..
@@ -405,7 +467,7 @@ fn apply(tx: &rusqlite::Transaction<'_>, job: &Job) -> Result<Outcome, rusqlite:
         }
         Job::Close { class, .. } => {
             tx.execute("UPDATE class SET closed = 1 WHERE id = ?1", [class])?;
-            Outcome::Closed(event(tx, EventKind::Close, *class, "")?)
+            Outcome::ClassClosed(event(tx, EventKind::Close, *class, "")?)
         }
     })
 }
@@ -422,7 +484,7 @@ fn class_of(r: &rusqlite::Row<'_>) -> Result<Class, rusqlite::Error> {
 
 /// The latest class, or a new one when there is none or `fresh` asks for another.
 fn open_class(
-    tx: &rusqlite::Transaction<'_>,
+    tx: &Connection,
     fresh: bool,
     code: &str,
     key: &str,
@@ -453,7 +515,7 @@ fn open_class(
 
 /// Stores a submission unless the class is closed, or full and the student new to it.
 fn put(
-    tx: &rusqlite::Transaction<'_>,
+    tx: &Connection,
     class: i64,
     s: &Submission,
     text: &str,
@@ -473,7 +535,7 @@ fn put(
         r.get(0)
     })?;
     if closed != 0 {
-        return Ok(Err(Refusal::Closed));
+        return Ok(Err(Refusal::ClassClosed));
     }
     if !had && rows >= MAX_ROWS as i64 {
         return Ok(Err(Refusal::Full));
@@ -526,8 +588,8 @@ fn answer(
             }
             let _ = reply.send(Ok(e));
         }
-        (Job::Close { reply, class }, Ok(Outcome::Closed(event))) => {
-            tell(class, Change::Closed { event });
+        (Job::Close { reply, class }, Ok(Outcome::ClassClosed(event))) => {
+            tell(class, Change::ClassClosed { event });
             let _ = reply.send(Ok(event));
         }
         (Job::Open { reply, .. }, Err(e)) => {
@@ -570,6 +632,52 @@ mod tests {
         );
         let full = SqliteStore::open(&dir.path().join("full.sqlite")).unwrap();
         rt().block_on(suite::a_full_class_takes_no_new_student_but_lets_one_resend(full));
+    }
+
+    #[test]
+    fn a_failed_write_fails_alone_and_resends_leave_one_event() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("c.sqlite")).unwrap();
+        rt().block_on(async {
+            let class = store.open_class(false, "ABCDEF", "k").await.unwrap();
+            // Sent together, they are written in one batch: the one to no class fails, the
+            // rest are kept.
+            let puts = (0..50).map(|i| {
+                let (store, id) = (store.clone(), if i == 25 { 9_999 } else { class.id });
+                let s = Submission {
+                    student: format!("s{i}"),
+                    nickname: String::new(),
+                    digest: suite::digest("x"),
+                };
+                async move { store.put(id, s).await }
+            });
+            let done = futures_util::future::join_all(puts).await;
+            for (i, d) in done.iter().enumerate() {
+                assert_eq!(d.is_err(), i == 25, "{i}: {d:?}");
+            }
+            assert_eq!(store.rows(class.id).await.unwrap().len(), 49);
+            // Ten resends of one student: one event of theirs is kept, the latest.
+            for _ in 0..10 {
+                let s = Submission {
+                    student: "s3".into(),
+                    nickname: "again".into(),
+                    digest: suite::digest("y"),
+                };
+                store.put(class.id, s).await.unwrap().unwrap();
+            }
+            store.remove(class.id, "s4").await.unwrap().unwrap();
+            let events: i64 = store
+                .reader()
+                .query_row(
+                    "SELECT COUNT(*) FROM event WHERE class = ?1",
+                    [class.id],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            assert_eq!(events, 49, "one event a student");
+            let changes = store.changes_since(class.id, 0).await.unwrap();
+            assert_eq!(changes.len(), 49);
+        });
     }
 
     #[test]

@@ -18,17 +18,19 @@ use futures_util::StreamExt;
 use tokio::sync::broadcast;
 use tokio_postgres::{AsyncMessage, NoTls};
 
-use super::{
+use super::HubStore;
+use crate::class::limits::MAX_ROWS;
+use crate::class::store::{
     Change, Class, ClassStore, EventKind, Refusal, Row, StoreError, Submission, Subscription,
     HUB_SCHEMA_VERSION,
 };
-use crate::class::limits::MAX_ROWS;
 
 /// The steps from an empty database up, in order; the version reached is kept in
 /// `ticklab_schema`.
 const MIGRATIONS: [&str; HUB_SCHEMA_VERSION as usize] = [
-    include_str!("../../../migrations/postgres/0001_classes.sql"),
-    include_str!("../../../migrations/postgres/0002_key_digests.sql"),
+    include_str!("../../migrations/postgres/0001_classes.sql"),
+    include_str!("../../migrations/postgres/0002_key_digests.sql"),
+    include_str!("../../migrations/postgres/0003_compact_events.sql"),
 ];
 
 /// The advisory lock held while migrating: instances started together migrate once.
@@ -114,6 +116,7 @@ fn out_of_reach(e: &tokio_postgres::Error) -> bool {
         // Connection exceptions, and the server shutting down or starting.
         return c.starts_with("08") || c.starts_with("57P");
     }
+    // A connection refused, reset or timed out is an I/O error under it.
     let mut source = e.source();
     while let Some(s) = source {
         if s.is::<std::io::Error>() {
@@ -121,7 +124,7 @@ fn out_of_reach(e: &tokio_postgres::Error) -> bool {
         }
         source = s.source();
     }
-    e.as_db_error().is_none() && e.to_string().contains("timed out")
+    false
 }
 
 /// Where the database is, for messages: the URL without its password.
@@ -148,7 +151,8 @@ impl PgStore {
         let mut config =
             tokio_postgres::Config::from_str(url).map_err(|e| StoreError::Database {
                 place: "the hub's database URL".into(),
-                reason: format!("{e}; give one like postgres://USER:PASSWORD@HOST:5432/DATABASE"),
+                source: format!("{e}; give one like postgres://USER:PASSWORD@HOST:5432/DATABASE")
+                    .into(),
                 unavailable: false,
             })?;
         config.connect_timeout(WAIT);
@@ -171,7 +175,7 @@ impl PgStore {
                 .build()
                 .map_err(|e| StoreError::Database {
                     place: place.clone(),
-                    reason: e.to_string(),
+                    source: e.into(),
                     unavailable: false,
                 })
         };
@@ -189,23 +193,20 @@ impl PgStore {
         Ok(store)
     }
 
-    fn failed(&self, e: &tokio_postgres::Error) -> StoreError {
+    fn failed(&self, e: tokio_postgres::Error) -> StoreError {
         StoreError::Database {
             place: self.0.place.clone(),
-            reason: match e.as_db_error() {
-                Some(db) => format!("{}: {}", db.severity(), db.message()),
-                None => e.to_string(),
-            },
-            unavailable: out_of_reach(e),
+            unavailable: out_of_reach(&e),
+            source: e.into(),
         }
     }
 
     async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {
         self.0.pool.get().await.map_err(|e| match e {
-            PoolError::Backend(e) => self.failed(&e),
+            PoolError::Backend(e) => self.failed(e),
             other => StoreError::Database {
                 place: self.0.place.clone(),
-                reason: format!("no connection within {} s: {other}", WAIT.as_secs()),
+                source: format!("no connection within {} s: {other}", WAIT.as_secs()).into(),
                 unavailable: true,
             },
         })
@@ -218,14 +219,14 @@ impl PgStore {
         params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
     ) -> Result<Vec<tokio_postgres::Row>, StoreError> {
         let c = self.client().await?;
-        let st = c.prepare_cached(sql).await.map_err(|e| self.failed(&e))?;
-        c.query(&st, params).await.map_err(|e| self.failed(&e))
+        let st = c.prepare_cached(sql).await.map_err(|e| self.failed(e))?;
+        c.query(&st, params).await.map_err(|e| self.failed(e))
     }
 
     /// Brings the schema up under an advisory lock, each step in its transaction.
     async fn migrate(&self) -> Result<(), StoreError> {
         let mut c = self.client().await?;
-        let fail = |e: tokio_postgres::Error| self.failed(&e);
+        let fail = |e: tokio_postgres::Error| self.failed(e);
         c.execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK])
             .await
             .map_err(fail)?;
@@ -266,86 +267,6 @@ impl PgStore {
 
     fn open_secs(&self) -> f64 {
         self.0.open_for.as_secs_f64()
-    }
-
-    /// A class made with `code` and `key` (kept as its digest: the class's `key` is the
-    /// digest) for `address`, unless the address made `most`
-    /// classes within `window` (counted in the database: the limit holds across every
-    /// instance).
-    pub async fn create(
-        &self,
-        code: &str,
-        key: &str,
-        address: IpAddr,
-        most: i64,
-        window: Duration,
-    ) -> Result<Created, StoreError> {
-        let c = self.client().await?;
-        let st = c
-            .prepare_cached("SELECT ticklab_create($1, $2, $3, $4, make_interval(secs => $5))")
-            .await
-            .map_err(|e| self.failed(&e))?;
-        let key = crate::class::key_digest(key);
-        let made = c
-            .query_one(&st, &[&code, &key, &address, &most, &window.as_secs_f64()])
-            .await;
-        match made {
-            Ok(r) => Ok(match r.get::<_, Option<i64>>(0) {
-                Some(id) => Created::Made(Class {
-                    id,
-                    code: code.into(),
-                    key,
-                    closed: false,
-                }),
-                None => Created::TooMany,
-            }),
-            Err(e) if e.code() == Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION) => {
-                Ok(Created::CodeTaken)
-            }
-            Err(e) => Err(self.failed(&e)),
-        }
-    }
-
-    /// Closes the classes open longer than they take submissions (telling their views),
-    /// deletes those closed longer than `keep`, and forgets creations older than `window`.
-    pub async fn sweep(&self, keep: Duration, window: Duration) -> Result<Swept, StoreError> {
-        let r = self
-            .query(
-                "SELECT closed, deleted FROM ticklab_sweep(make_interval(secs => $1), \
-                 make_interval(secs => $2), make_interval(secs => $3))",
-                &[
-                    &self.open_secs(),
-                    &keep.as_secs_f64(),
-                    &window.as_secs_f64(),
-                ],
-            )
-            .await?;
-        Ok(Swept {
-            closed: r[0].get(0),
-            deleted: r[0].get(1),
-        })
-    }
-
-    /// Whether the database answers and this instance hears its changes: what a load
-    /// balancer asks before sending it requests.
-    pub async fn ready(&self) -> Result<(), StoreError> {
-        let c = self.0.ready.get().await.map_err(|e| StoreError::Database {
-            place: self.0.place.clone(),
-            reason: format!("no connection for readiness: {e}"),
-            unavailable: true,
-        })?;
-        c.simple_query("SELECT 1")
-            .await
-            .map_err(|e| self.failed(&e))?;
-        if self.0.listening.load(Ordering::Relaxed) {
-            Ok(())
-        } else {
-            Err(StoreError::Database {
-                place: self.0.place.clone(),
-                reason: "not listening for changes yet".into(),
-                unavailable: true,
-            })
-        }
     }
 
     /// Where the database is, for the logs.
@@ -391,7 +312,7 @@ impl PgStore {
                 student: r.get(3),
                 event: id,
             }),
-            EventKind::Close => Some(Change::Closed { event: id }),
+            EventKind::Close => Some(Change::ClassClosed { event: id }),
         })
     }
 
@@ -493,6 +414,88 @@ async fn listen(store: Weak<Inner>, config: tokio_postgres::Config) {
     }
 }
 
+impl HubStore for PgStore {
+    /// A class made with `code` and `key` (kept as its digest: the class's `key` is the
+    /// digest) for `address`, unless the address made `most`
+    /// classes within `window` (counted in the database: the limit holds across every
+    /// instance).
+    async fn create(
+        &self,
+        code: &str,
+        key: &str,
+        address: IpAddr,
+        most: i64,
+        window: Duration,
+    ) -> Result<Created, StoreError> {
+        let c = self.client().await?;
+        let st = c
+            .prepare_cached("SELECT ticklab_create($1, $2, $3, $4, make_interval(secs => $5))")
+            .await
+            .map_err(|e| self.failed(e))?;
+        let key = crate::class::sha256_hex(key);
+        let made = c
+            .query_one(&st, &[&code, &key, &address, &most, &window.as_secs_f64()])
+            .await;
+        match made {
+            Ok(r) => Ok(match r.get::<_, Option<i64>>(0) {
+                Some(id) => Created::Made(Class {
+                    id,
+                    code: code.into(),
+                    key,
+                    closed: false,
+                }),
+                None => Created::TooMany,
+            }),
+            Err(e) if e.code() == Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION) => {
+                Ok(Created::CodeTaken)
+            }
+            Err(e) => Err(self.failed(e)),
+        }
+    }
+
+    /// Closes the classes open longer than they take submissions (telling their views),
+    /// deletes those closed longer than `keep`, and forgets creations older than `window`.
+    async fn sweep(&self, keep: Duration, window: Duration) -> Result<Swept, StoreError> {
+        let r = self
+            .query(
+                "SELECT closed, deleted FROM ticklab_sweep(make_interval(secs => $1), \
+                 make_interval(secs => $2), make_interval(secs => $3))",
+                &[
+                    &self.open_secs(),
+                    &keep.as_secs_f64(),
+                    &window.as_secs_f64(),
+                ],
+            )
+            .await?;
+        Ok(Swept {
+            closed: r[0].get(0),
+            deleted: r[0].get(1),
+        })
+    }
+
+    /// Whether the database answers and this instance hears its changes: what a load
+    /// balancer asks before sending it requests.
+    async fn ready(&self) -> Result<(), StoreError> {
+        let c = self.0.ready.get().await.map_err(|e| StoreError::Database {
+            place: self.0.place.clone(),
+            source: format!("no connection for readiness: {e}").into(),
+            unavailable: true,
+        })?;
+        c.simple_query("SELECT 1")
+            .await
+            .map_err(|e| self.failed(e))?;
+        if self.0.listening.load(Ordering::Relaxed) {
+            Ok(())
+        } else {
+            Err(StoreError::Database {
+                place: self.0.place.clone(),
+                source: "not listening for changes yet".into(),
+                unavailable: true,
+            })
+        }
+    }
+}
+
 impl ClassStore for PgStore {
     async fn open_class(&self, fresh: bool, code: &str, key: &str) -> Result<Class, StoreError> {
         if !fresh {
@@ -512,7 +515,7 @@ impl ClassStore for PgStore {
                 });
             }
         }
-        let key = crate::class::key_digest(key);
+        let key = crate::class::sha256_hex(key);
         let r = self
             .query(
                 "INSERT INTO class (code, key) VALUES ($1, $2) RETURNING id",
@@ -555,7 +558,7 @@ impl ClassStore for PgStore {
             }),
             Some("full") => Err(Refusal::Full),
             // Closed, or deleted after it closed.
-            Some(_) => Err(Refusal::Closed),
+            Some(_) => Err(Refusal::ClassClosed),
         })
     }
 
@@ -652,8 +655,8 @@ impl ClassStore for PgStore {
 
 #[cfg(all(test, unix))]
 mod tests {
-    use super::super::suite;
     use super::*;
+    use crate::class::store::suite;
     use ticklab_browser::postgres::Cluster;
 
     const DAY: Duration = Duration::from_secs(86_400);
@@ -695,7 +698,10 @@ mod tests {
             (0..6).map(|_| PgStore::connect(&url, 2, DAY)),
         ));
         assert!(opened.iter().all(Result::is_ok));
-        assert_eq!(pg.psql("SELECT count(*) FROM ticklab_schema").unwrap(), "1");
+        assert_eq!(
+            pg.psql("SELECT count(*) FROM ticklab_schema").unwrap(),
+            HUB_SCHEMA_VERSION.to_string()
+        );
         pg.psql("INSERT INTO ticklab_schema VALUES (99)").unwrap();
         let e = rt
             .block_on(PgStore::connect(&url, 2, DAY))
