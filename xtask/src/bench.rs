@@ -160,24 +160,20 @@ pub fn alone(which: &str) -> Result<(), String> {
         &cargo,
         &["build", "--release", "-p", "ticklab-native"],
     )?;
-    let bin = crate::web::target_dir(&crate::workspace_root()).join("release/ticklab");
-    let drivers = crate::browsers::ensure()?;
+    let target = crate::web::target_dir(&crate::workspace_root());
+    let (bin, dir) = (target.join("release/ticklab"), target.join("bench"));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let chromedriver = crate::browsers::ensure()?.chromedriver;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
-    let figures = match which {
-        "class" => {
-            let dir = crate::web::target_dir(&crate::workspace_root()).join("bench");
-            std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-            rt.block_on(crate::class_bench::figures(
-                &bin,
-                &drivers.chromedriver,
-                &dir,
-            ))
+    let figures = rt.block_on(async {
+        match which {
+            "class" => crate::class_bench::figures(&bin, &chromedriver, &dir).await,
+            _ => crate::hub_bench::figures(&bin, &chromedriver).await,
         }
-        _ => rt.block_on(crate::hub_bench::figures(&bin, &drivers.chromedriver)),
-    };
+    });
     for f in &figures {
         println!("{} | {} | {} | {:?}", f.name, f.target, f.measured, f.ok);
     }
