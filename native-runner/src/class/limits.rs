@@ -99,9 +99,10 @@ impl Sender {
 }
 
 /// A burst of `most` events for each key, then one every `window / most`: a GCRA
-/// (governor's), one check O(1) whatever the number of keys. Keys whose bucket is full
-/// again are dropped every [`PRUNE_EVERY`] checks, so a flood of fresh keys costs memory
-/// for one window at most, and no key is ever refused because others are counted.
+/// (governor's), one check O(1) whatever the number of keys. Keys whose bucket has been
+/// full again for a period (governor's rule) are dropped every [`PRUNE_EVERY`] checks, so
+/// a flood of fresh keys costs memory for two windows at most, and no key is ever refused
+/// because others are counted.
 pub struct Limit<K: Hash + Eq + Clone, C: Clock = DefaultClock> {
     limiter: RateLimiter<K, DashMapStateStore<K>, C, NoOpMiddleware<C::Instant>>,
     clock: C,
@@ -194,8 +195,8 @@ mod tests {
             assert!(l.take(&i).is_ok(), "key {i} refused");
         }
         assert!(l.take(&0).is_err(), "a key past its share");
-        // A window later, the keys pruned at the next pass are only the fresh ones.
-        clock.advance(Duration::from_secs(61));
+        // Two windows later, the keys pruned at the next pass are only the fresh ones.
+        clock.advance(Duration::from_secs(121));
         for i in 0..PRUNE_EVERY {
             assert!(l.take(&(10 * PRUNE_EVERY + i)).is_ok());
         }
