@@ -10,20 +10,15 @@ use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{header, StatusCode};
 use serde::de::DeserializeOwned;
-use subtle::ConstantTimeEq;
 
 use super::limits::Sender;
-use super::lookup::Asker;
 use super::refusal::ClassError;
-use super::state::{client_address, ClassState, Scope};
+use super::state::{client_address, ClassState};
 use super::store::{Class, ClassStore};
 
-/// The header that names a hub's class in a teacher's request (its key is in
-/// `Authorization`).
-pub const CLASS_HEADER: &str = "x-ticklab-class";
-
-/// The class whose teacher's key the request carries (`Authorization: Bearer KEY`,
-/// compared in constant time; on a hub, the class named by [`CLASS_HEADER`]).
+/// The class whose teacher's key the request carries (`Authorization: Bearer KEY`), as
+/// the routes' [`Classes`](super::state::Classes) find it (on a hub, the class a header
+/// names).
 pub struct Teacher(pub Class);
 
 impl<S: ClassStore> FromRequestParts<Arc<ClassState<S>>> for Teacher {
@@ -40,44 +35,12 @@ impl<S: ClassStore> FromRequestParts<Arc<ClassState<S>>> for Teacher {
             .and_then(|v| v.strip_prefix("Bearer "))
             .unwrap_or("")
             .to_string();
-        // A hub keeps keys as digests: the given key's digest is compared.
-        let given = match &state.scope {
-            Scope::One { .. } => given,
-            Scope::Many { .. } => super::sha256_hex(&given),
-        };
-        let is_key = |class: &Class| bool::from(given.as_bytes().ct_eq(class.key.as_bytes()));
-        let class = match &state.scope {
-            Scope::One { class, .. } => class.clone(),
-            Scope::Many { .. } => {
-                let code = parts
-                    .headers
-                    .get(CLASS_HEADER)
-                    .and_then(|v| v.to_str().ok())
-                    .ok_or(ClassError::NotTeacher)?
-                    .to_string();
-                let from = sender(parts, state).await?;
-                let found = state
-                    .lookups
-                    .class(&state.store, &code, Asker::Teacher(from))
-                    .await?
-                    .ok_or(ClassError::NotTeacher)?;
-                // A class remembered here may have gone and its code been drawn again
-                // elsewhere: the store is asked before its new teacher is refused.
-                match is_key(&found) {
-                    true => found,
-                    false => state
-                        .lookups
-                        .fresh(&state.store, &code)
-                        .await?
-                        .ok_or(ClassError::NotTeacher)?,
-                }
-            }
-        };
-        if is_key(&class) {
-            Ok(Teacher(class))
-        } else {
-            Err(ClassError::NotTeacher)
-        }
+        let from = sender(parts, state).await?;
+        let class = state
+            .classes
+            .for_teacher(&state.store, &parts.headers, from, &given)
+            .await?;
+        Ok(Teacher(class))
     }
 }
 

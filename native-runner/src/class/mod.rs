@@ -6,11 +6,10 @@
 
 mod extract;
 pub mod limits;
-mod lookup;
 pub mod paths;
 mod refusal;
 pub mod routes;
-mod state;
+pub mod state;
 pub mod store;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -120,11 +119,11 @@ pub fn class(a: ClassArgs) -> Result<(), CliError> {
             )
         };
         let (stop, stopping) = tokio::sync::watch::channel(false);
-        let scope = routes::Scope::One {
+        let one = routes::OneClass {
             class: class.clone(),
             join: hosts.iter().map(join).collect(),
         };
-        let state = Arc::new(routes::ClassState::new(store, scope, stopping));
+        let state = Arc::new(routes::ClassState::new(store, one, stopping));
         let standing = if runs == 0 && !class.closed {
             "new or empty".to_string()
         } else {

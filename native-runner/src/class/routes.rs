@@ -2,7 +2,7 @@
 //! teacher, with the key ([`Teacher`]), watches them arrive (Server-Sent Events, caught up
 //! by event id after a reconnection), closes the class, removes a row and exports the rows.
 //! The same routes serve the one class of `ticklab class` and every class of a hub
-//! ([`Scope`]). Every refusal is a [`ClassError`]: its status and its reason in words.
+//! ([`Classes`]). Every refusal is a [`ClassError`]: its status and its reason in words.
 
 use std::convert::Infallible;
 use std::sync::atomic::Ordering;
@@ -16,17 +16,15 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use futures_util::Stream;
 use serde::{Deserialize, Serialize};
-use subtle::ConstantTimeEq;
 use ticklab::digest::{self, Digest};
 
 pub use super::extract::AddressAllowed;
 use super::extract::{Named, Post, Teacher};
 use super::limits::Sender;
 pub use super::limits::{KEEP_ALIVE, MAX_NICKNAME, MAX_POST, MAX_ROWS, RECONNECT, RETRY_SOON};
-use super::lookup::Asker;
 use super::paths;
 pub use super::refusal::ClassError;
-pub use super::state::{ClassState, Scope};
+pub use super::state::{ClassState, Classes, HubTerms, OneClass};
 use super::store::{Change, Class, ClassStore, Refusal, Row, Submission, Subscription};
 
 /// The clock the class's plot shows.
@@ -93,17 +91,10 @@ async fn class_of<S: ClassStore>(
     from: Sender,
     student: &str,
 ) -> Result<Class, ClassError> {
-    let found = match &l.scope {
-        Scope::One { class, .. } => {
-            bool::from(code.as_bytes().ct_eq(class.code.as_bytes())).then(|| class.clone())
-        }
-        Scope::Many { .. } => {
-            l.lookups
-                .class(&l.store, code, Asker::Student(from, student))
-                .await?
-        }
-    };
-    found.ok_or(ClassError::WrongCode)
+    l.classes
+        .for_post(&l.store, code, from, student)
+        .await?
+        .ok_or(ClassError::WrongCode)
 }
 
 /// What a post becomes when every check passes: the submission, its digest named.
@@ -222,30 +213,6 @@ struct Standing<'a> {
     /// On a hub: how long the class takes runs and how long its rows are kept after.
     #[serde(skip_serializing_if = "Option::is_none")]
     hub: Option<HubTerms>,
-}
-
-/// A hub's terms for a class, which the teacher's view says.
-#[derive(Serialize)]
-pub struct HubTerms {
-    /// Hours a class takes runs after it is started.
-    pub open_hours: u64,
-    /// Days its rows are kept after it closes.
-    pub kept_days: u64,
-}
-
-impl<S> ClassState<S> {
-    /// A hub's terms; none for `ticklab class`.
-    pub fn terms(&self) -> Option<HubTerms> {
-        match &self.scope {
-            Scope::One { .. } => None,
-            Scope::Many {
-                open_for, keep_for, ..
-            } => Some(HubTerms {
-                open_hours: open_for.as_secs() / 3600,
-                kept_days: keep_for.as_secs() / 86_400,
-            }),
-        }
-    }
 }
 
 /// `GET /class/events`: the class as a stream: first where it stands (`class`: the code,
@@ -429,7 +396,7 @@ async fn close<S: ClassStore>(
     Teacher(class): Teacher,
 ) -> Result<impl IntoResponse, ClassError> {
     let event = l.store.close(class.id).await?;
-    l.lookups.forget(&class.code);
+    l.classes.forget(&class.code);
     Ok(Json(serde_json::json!({ "closed": true, "event": event })))
 }
 

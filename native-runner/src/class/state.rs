@@ -1,38 +1,102 @@
-//! What a class's routes share: the store, which classes they serve (the one of `ticklab
-//! class`, or every class of a hub's database), and the counts that its limits keep.
+//! What a class's routes share: the store, which classes they serve ([`Classes`]: the one
+//! of `ticklab class` here, or every class of a hub's database in hub/), and the counts
+//! that its limits keep.
 
 use std::net::IpAddr;
-use std::time::Duration;
 
 use axum::http::HeaderMap;
+use futures_util::future::BoxFuture;
+use subtle::ConstantTimeEq;
 
 use super::limits::{Limit, Sender, ADDRESS_PER_MINUTE, RATE_WINDOW, STUDENT_PER_MINUTE};
-use super::lookup::Lookups;
+use super::refusal::ClassError;
 use super::store::{Class, ClassStore};
 
-/// Which classes the routes serve.
-pub enum Scope {
-    /// `ticklab class`: one class, joined at these URLs (one per address of the machine).
-    One { class: Class, join: Vec<String> },
-    /// `ticklab hub`: every class of the store, joined at `public` (the URL students
-    /// reach the hub at) or, when none was given, where the request came to.
-    Many {
-        public: Option<String>,
-        /// How long a class takes runs, and how long its rows are kept after it closes.
-        open_for: Duration,
-        keep_for: Duration,
-    },
+/// Which classes the routes serve, and how a request names one: the one class of
+/// `ticklab class` ([`OneClass`]), or every class of a hub (hub/classes.rs).
+pub trait Classes<S>: Send + Sync {
+    /// The class a student's post names by `code`; none when no class has it.
+    fn for_post<'a>(
+        &'a self,
+        store: &'a S,
+        code: &'a str,
+        from: Sender,
+        student: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Class>, ClassError>>;
+    /// The class whose teacher's `key` a request with `headers` carries.
+    fn for_teacher<'a>(
+        &'a self,
+        store: &'a S,
+        headers: &'a HeaderMap,
+        from: Sender,
+        key: &'a str,
+    ) -> BoxFuture<'a, Result<Class, ClassError>>;
+    /// The URLs students join `class` at, as a request with `headers` reached the server.
+    fn join(&self, class: &Class, headers: &HeaderMap) -> Vec<String>;
+    /// A hub's terms; none for one class.
+    fn terms(&self) -> Option<HubTerms>;
+    /// Forgets what is remembered of the class of `code` (closed, or made anew).
+    fn forget(&self, code: &str);
+}
+
+/// A hub's terms for a class, which the teacher's view says.
+#[derive(serde::Serialize)]
+pub struct HubTerms {
+    /// Hours a class takes runs after it is started.
+    pub open_hours: u64,
+    /// Days its rows are kept after it closes.
+    pub kept_days: u64,
+}
+
+/// `ticklab class`: one class, joined at these URLs (one per address of the machine).
+pub struct OneClass {
+    pub class: Class,
+    pub join: Vec<String>,
+}
+
+impl<S: Sync> Classes<S> for OneClass {
+    fn for_post<'a>(
+        &'a self,
+        _: &'a S,
+        code: &'a str,
+        _: Sender,
+        _: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Class>, ClassError>> {
+        let found = bool::from(code.as_bytes().ct_eq(self.class.code.as_bytes()))
+            .then(|| self.class.clone());
+        Box::pin(async move { Ok(found) })
+    }
+
+    fn for_teacher<'a>(
+        &'a self,
+        _: &'a S,
+        _: &'a HeaderMap,
+        _: Sender,
+        key: &'a str,
+    ) -> BoxFuture<'a, Result<Class, ClassError>> {
+        // Compared in constant time.
+        let ok = bool::from(key.as_bytes().ct_eq(self.class.key.as_bytes()));
+        let class = self.class.clone();
+        Box::pin(async move { ok.then_some(class).ok_or(ClassError::NotTeacher) })
+    }
+
+    fn join(&self, _: &Class, _: &HeaderMap) -> Vec<String> {
+        self.join.clone()
+    }
+
+    fn terms(&self) -> Option<HubTerms> {
+        None
+    }
+
+    fn forget(&self, _: &str) {}
 }
 
 /// What the routes share: the store, the classes, and the limits.
 pub struct ClassState<S> {
     pub(super) store: S,
-    pub(super) scope: Scope,
+    pub(super) classes: Box<dyn Classes<S>>,
     pub(super) per_student: Limit<String>,
     pub(super) per_address: Limit<Sender>,
-    /// A hub's lookups of classes by code, and the guesses among them (each instance
-    /// counts its own).
-    pub(super) lookups: Lookups,
     /// Whether the store's last write failed for being out of reach: posts asked again
     /// meanwhile are not counted against their student.
     pub(super) store_down: std::sync::atomic::AtomicBool,
@@ -44,14 +108,18 @@ pub struct ClassState<S> {
 }
 
 impl<S: ClassStore> ClassState<S> {
-    /// The routes of `scope`, kept in `store`; `stopping` turns true when the server stops.
-    pub fn new(store: S, scope: Scope, stopping: tokio::sync::watch::Receiver<bool>) -> Self {
+    /// The routes of `classes`, kept in `store`; `stopping` turns true when the server
+    /// stops.
+    pub fn new(
+        store: S,
+        classes: impl Classes<S> + 'static,
+        stopping: tokio::sync::watch::Receiver<bool>,
+    ) -> Self {
         Self {
             store,
-            scope,
+            classes: Box::new(classes),
             per_student: Limit::new(STUDENT_PER_MINUTE, RATE_WINDOW),
             per_address: Limit::new(ADDRESS_PER_MINUTE, RATE_WINDOW),
-            lookups: Lookups::default(),
             store_down: Default::default(),
             stopping,
             trust_proxy: false,
@@ -71,7 +139,12 @@ impl<S: ClassStore> ClassState<S> {
 
     /// Forgets what this instance remembers of the class of `code` (made anew here).
     pub fn forget(&self, code: &str) {
-        self.lookups.forget(code);
+        self.classes.forget(code);
+    }
+
+    /// A hub's terms; none for `ticklab class`.
+    pub fn terms(&self) -> Option<HubTerms> {
+        self.classes.terms()
     }
 
     /// Whether the server is stopping.
@@ -81,17 +154,7 @@ impl<S: ClassStore> ClassState<S> {
 
     /// The URLs students join `class` at, as a request with `headers` reached this server.
     pub fn join(&self, class: &Class, headers: &HeaderMap) -> Vec<String> {
-        match &self.scope {
-            Scope::One { join, .. } => join.clone(),
-            Scope::Many { public, .. } => {
-                let base = public.clone().unwrap_or_else(|| requested_base(headers));
-                vec![format!(
-                    "{}/?class={}",
-                    base.trim_end_matches('/'),
-                    class.code
-                )]
-            }
-        }
+        self.classes.join(class, headers)
     }
 }
 

@@ -6,6 +6,8 @@
 //! SIGTERM drains: posts are sent elsewhere (503), those in flight finish, live views are
 //! told to come again (to another instance).
 
+pub mod classes;
+mod lookup;
 mod routes;
 pub mod store;
 
@@ -15,7 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::class::limits::{CREATION_WINDOW, OPEN_FOR, SWEEP_EVERY};
-use crate::class::routes::{ClassState, Scope};
+use crate::class::routes::ClassState;
 use crate::class::store::{ClassStore, StoreError};
 use crate::cli::HubArgs;
 use crate::error::CliError;
@@ -92,13 +94,14 @@ pub fn hub(a: HubArgs) -> Result<(), CliError> {
         let store = connect(&a, OPEN_FOR).await?;
         let (listener, local) = serve::listen(a.bind, a.port).await?;
         let (stop, stopping) = tokio::sync::watch::channel(false);
-        let scope = Scope::Many {
+        let classes = classes::HubClasses {
             public: a.public_url.clone(),
             open_for: OPEN_FOR,
             keep_for: keep,
+            lookups: lookup::Lookups::default(),
         };
         let state =
-            Arc::new(ClassState::new(store.clone(), scope, stopping).behind_proxy(a.trust_proxy));
+            Arc::new(ClassState::new(store.clone(), classes, stopping).behind_proxy(a.trust_proxy));
         tokio::spawn(sweeper(store.clone(), keep));
         let router = crate::class::routes::router(state.clone()).merge(routes::router(state));
         // Always isolated: behind HTTPS, students' pages get the finer clocks.

@@ -9,12 +9,12 @@ use std::time::{Duration, Instant};
 
 use moka::sync::Cache;
 
-use super::limits::{
+use crate::class::limits::{
     Limit, Sender, CLASS_MEMORY, GUESSES_PER_WINDOW, GUESS_WINDOW, LOOKUPS_AT_ONCE,
     MOST_REMEMBERED, OPEN_FOR, SENDER_GUESSES_PER_WINDOW,
 };
-use super::refusal::ClassError;
-use super::store::{Class, ClassStore, StoreError};
+use crate::class::routes::ClassError;
+use crate::class::store::{Class, ClassStore, StoreError};
 
 /// Who a guess is counted against: a student id behind a sender, or the sender itself.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -93,8 +93,10 @@ impl Lookups {
         asker: Asker<'_>,
     ) -> Result<Option<Class>, ClassError> {
         // A code of another shape is no class's, and costs no query.
-        if !(code.len() == super::CODE_LENGTH
-            && code.bytes().all(|b| super::CODE_ALPHABET.contains(&b)))
+        if !(code.len() == crate::class::CODE_LENGTH
+            && code
+                .bytes()
+                .all(|b| crate::class::CODE_ALPHABET.contains(&b)))
         {
             return Ok(None);
         }
