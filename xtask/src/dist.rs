@@ -344,20 +344,17 @@ pub fn installers(version: &str, repository: &str, out: &Path) -> Result<(), Str
 }
 
 /// `cargo xtask dist [--target T]... [--all] [--dev] [--site DIR] [--tag vX.Y.Z]`.
-pub fn run(args: &[String]) -> Result<(), String> {
-    let mut targets: Vec<String> = Vec::new();
-    let (mut profile, mut site, mut tag) = (Profile::Release, None, None);
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--target" => targets.push(it.next().ok_or("--target needs a target")?.clone()),
-            "--all" => targets.extend(TARGETS.iter().map(|t| t.to_string())),
-            "--dev" => profile = Profile::Dev,
-            "--site" => site = Some(PathBuf::from(it.next().ok_or("--site needs a folder")?)),
-            "--tag" => tag = Some(it.next().ok_or("--tag needs a tag")?.clone()),
-            other => return Err(format!("dist: unknown argument {other}")),
-        }
+pub fn run(
+    mut targets: Vec<String>,
+    all: bool,
+    dev: bool,
+    site: Option<PathBuf>,
+    tag: Option<String>,
+) -> Result<(), String> {
+    if all {
+        targets.extend(TARGETS.iter().map(|t| t.to_string()));
     }
+    let profile = if dev { Profile::Dev } else { Profile::Release };
     if targets.is_empty() {
         targets.push(host()?);
     }

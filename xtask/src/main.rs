@@ -1,8 +1,10 @@
-//! Project tasks: `cargo xtask test | lab | install | bench`.
+//! Project tasks, `cargo xtask <task>`: test, lab, install, screenshot, dist, web, guide,
+//! fuzz and bench, each a clap subcommand ([`Task`]) whose help is its doc comment.
 
 mod bench;
 mod browsers;
 mod class_bench;
+mod cli;
 mod cross;
 mod dist;
 mod guide;
@@ -16,99 +18,58 @@ mod web;
 
 use std::process::{Command, ExitCode};
 
-const USAGE: &str = "usage: cargo xtask <command>
-
-commands:
-  test [--beside N]
-          everything CI runs: format check, clippy (host, wasm32; the command and its
-          command-line tests for aarch64 Linux, macOS and Windows), actionlint on every
-          workflow and shellcheck on the installer, the page's build and size, all tests
-          (end to end in headless Chromium, Firefox and WebKit against ticklab serve; the
-          command built for aarch64 Linux and run under qemu-user, built for Windows with
-          MinGW-w64 and run under Wine; every release archive packed from the debug builds,
-          macOS's linked by cargo-zigbuild, read back and installed through the shell
-          installer), the install step checked (into a temporary root, the command serves
-          its page from an empty directory), the page's wasm tests in both browsers, then
-          the command's and the starved clocks' tests again beside two busy loops; installs
-          the browsers, drivers, wasm-bindgen-cli, qemu-user-static, the cross compilers,
-          Wine, shellcheck, and from PyPI zig, cargo-zigbuild and actionlint, when missing.
-          --beside N runs all of it beside N busy loops (a shared machine)
-  lab     build the page and the ticklab command, measure every clock of this machine
-          (target/ticklab/report.json and SVG plots), and serve the lab on
-          http://127.0.0.1:8000/ with that report; options after `lab` go to
-          `ticklab serve` (--port N, --bind ADDR, --no-isolation)
-  install [--root DIR]
-          build the page and install the ticklab command carrying it (cargo install, into
-          ~/.cargo/bin or DIR/bin): its `ticklab serve` serves the page from any directory;
-          options after `install` go to cargo install
-  screenshot [docs | WIDTH PATH [chromium|firefox|webkit] [URL]]
-          run the full lab in headless Chromium and save docs/screenshot.png, or the page
-          at WIDTH pixels (390 for a phone) to PATH, in any of the three engines, served by ticklab
-          serve or found at URL (a plain static server, say); `docs` saves what a visitor
-          sees into docs/: desktop.png, phone.png, phone-results.png, playground.png and
-          every plot of performance.now at 5 µs, 100 µs and 1 ms (views-*.png)
-  dist [--target T]... [--all] [--dev] [--site DIR] [--tag vX.Y.Z]
-          the release's archives in target/dist (target/dist-dev with --dev): for each
-          target (default this machine's; --all every release target) the ticklab command
-          carrying its page, with README and licences, as .tar.gz (.zip for Windows) with a
-          .sha256 beside it, and the shell and PowerShell installers; builds the page first
-          unless --site names a built one; --tag fails unless it is this version's
-  web     build the page (www/pkg) and print the size of its wasm and JavaScript
-  guide   build the guide (docs/, an mdBook) into target/guide and check every link in it;
-          installs mdBook when missing
-  fuzz [SECONDS [TARGET]]
-          coverage-guided fuzzing (cargo-fuzz, libFuzzer) of analyze's input in every
-          format, the tick estimators, the fits, report import and the class comparison's
-          imports (fuzz/fuzz_targets/), SECONDS each (default 60) or TARGET alone; the
-          corpus grows in fuzz/corpus/, seeded from tests/fuzz/corpus/; a crash is left in
-          fuzz/artifacts/ and fails the task; installs cargo-fuzz when missing
-  bench [hub|class]
-          every performance figure against its target, native and in headless Chromium,
-          Firefox and WebKit, printed as a table and written to BENCHMARKS.md; `hub` prints
-          the hub's figures alone (two instances on a throwaway PostgreSQL), `class` a
-          class's (`ticklab class` on loopback), writing nothing";
+use clap::Parser;
+use cli::{BenchPart, Engine, Shot, Task, Xtask, FUZZ_TARGETS};
 
 fn main() -> ExitCode {
     at();
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let result = match args.first().map(String::as_str) {
-        Some("test") if args.len() == 1 => test(0),
-        Some("test") if args.len() == 3 && args[1] == "--beside" => match args[2].parse() {
-            Ok(n @ 1..=64) => test(n),
+    let result = match Xtask::parse().task {
+        Task::Test { beside } => test(beside.unwrap_or(0) as usize),
+        Task::Lab { serve } => lab::run(&serve),
+        Task::Install { cargo } => install::run(&cargo),
+        Task::Screenshot {
+            what,
+            path,
+            engine,
+            url,
+        } => match (what, path) {
+            (None, None) => shot::run(
+                1280,
+                shot::SCREENSHOT.as_ref(),
+                shot::Browser::Chromium,
+                None,
+            ),
+            (Some(Shot::Docs), None) => shot::docs(),
+            (Some(Shot::Width(w)), Some(path)) => {
+                shot::run(w, &path, engine.unwrap_or(Engine::Chromium).into(), url)
+            }
             _ => {
-                eprintln!("xtask: --beside takes a number of busy loops, 1 to 64\n\n{USAGE}");
-                return ExitCode::from(2);
+                use clap::CommandFactory;
+                Xtask::command()
+                    .error(
+                        clap::error::ErrorKind::MissingRequiredArgument,
+                        "screenshot takes nothing, `docs`, or WIDTH PATH [ENGINE] [URL]",
+                    )
+                    .exit()
             }
         },
-        Some("lab") => lab::run(&args[1..]),
-        Some("install") => install::run(&args[1..]),
-        Some("dist") => dist::run(&args[1..]),
-        Some("screenshot") if args.len() == 1 => shot::run(
-            1280,
-            shot::SCREENSHOT.as_ref(),
-            shot::Browser::Chromium,
-            None,
-        ),
-        Some("screenshot") if args.len() == 2 && args[1] == "docs" => shot::docs(),
-        Some("screenshot") if (3..=5).contains(&args.len()) => shot::parse_and_run(&args[1..]),
-        Some("bench") if args.len() == 1 => bench::run(),
-        Some("bench") if args.len() == 2 && ["hub", "class"].contains(&args[1].as_str()) => {
-            bench::alone(&args[1])
-        }
-        Some("web") if args.len() == 1 => web::build().map(|_| ()),
-        Some("guide") if args.len() == 1 => guide::build().map(|_| ()),
-        Some("fuzz") if args.len() <= 3 => fuzz(
-            args.get(1).map(String::as_str),
-            args.get(2).map(String::as_str),
-        ),
-        Some("-h" | "--help" | "help") => {
-            println!("{USAGE}");
-            return ExitCode::SUCCESS;
-        }
-        _ => {
-            eprintln!("{USAGE}");
-            return ExitCode::from(2);
-        }
+        Task::Dist {
+            targets,
+            all,
+            dev,
+            site,
+            tag,
+        } => dist::run(targets, all, dev, site, tag),
+        Task::Web => web::build().map(|_| ()),
+        Task::Guide => guide::build().map(|_| ()),
+        Task::Fuzz { seconds, target } => fuzz(seconds, target.as_deref()),
+        Task::Bench { part: None } => bench::run(),
+        Task::Bench {
+            part: Some(BenchPart::Hub),
+        } => bench::alone("hub"),
+        Task::Bench {
+            part: Some(BenchPart::Class),
+        } => bench::alone("class"),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -119,28 +80,12 @@ fn main() -> ExitCode {
     }
 }
 
-/// The cargo-fuzz targets of fuzz/ and the seed corpus (tests/fuzz/corpus/) each one starts
-/// from as well as its own.
-const FUZZ_TARGETS: [(&str, &str); 5] = [
-    ("analyze", "analyze"),
-    ("tick", "intervals"),
-    ("fits", "fits"),
-    ("report", "report"),
-    ("class", "report"),
-];
-
 /// Each cargo-fuzz target (or `only`) for `seconds`, one after another, each on a core.
 /// libFuzzer's instrumentation is set with unstable rustc options and this repository pins
 /// a stable toolchain (a fresh machine can fetch no other), so cargo-fuzz runs with
 /// RUSTC_BOOTSTRAP=1, and without a sanitizer (`-s none`: the code fuzzed is safe Rust; a
 /// panic, an abort, a 10 s input or 2 GB are what is found).
-fn fuzz(seconds: Option<&str>, only: Option<&str>) -> Result<(), String> {
-    let s = seconds.unwrap_or("60");
-    if !s.parse::<u32>().is_ok_and(|v| (1..=86_400).contains(&v)) {
-        return Err(format!(
-            "fuzz: '{s}' is not a whole number of seconds from 1 to 86400"
-        ));
-    }
+fn fuzz(s: u32, only: Option<&str>) -> Result<(), String> {
     let targets: Vec<(&str, &str)> = FUZZ_TARGETS
         .iter()
         .copied()

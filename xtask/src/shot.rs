@@ -9,35 +9,6 @@ use ticklab_browser::{open, open_phone, serve, wait_done, Client, Locator};
 /// Where the README's picture lives.
 pub const SCREENSHOT: &str = "docs/screenshot.png";
 
-/// `WIDTH PATH [chromium|firefox] [URL]`, read and run.
-pub fn parse_and_run(args: &[String]) -> Result<(), String> {
-    let width = match args[0].parse() {
-        Ok(w) if (200..=4000).contains(&w) => w,
-        _ => {
-            return Err(format!(
-                "screenshot: a width of 200 to 4000 pixels, not '{}'",
-                args[0]
-            ))
-        }
-    };
-    let mut browser = Browser::Chromium;
-    let mut url = None;
-    for a in &args[2..] {
-        match a.as_str() {
-            "chromium" => browser = Browser::Chromium,
-            "firefox" => browser = Browser::Firefox,
-            "webkit" => browser = Browser::WebKit,
-            u if u.starts_with("http://") || u.starts_with("https://") => url = Some(u.to_string()),
-            other => {
-                return Err(format!(
-                    "screenshot: '{other}' is neither chromium, firefox, webkit nor a URL"
-                ))
-            }
-        }
-    }
-    run(width, args[1].as_ref(), browser, url)
-}
-
 /// A full run at `width` pixels in `browser`, saved to `out` (relative to the workspace's
 /// root): of the page at `url`, or of the lab served by `ticklab serve` with this machine's
 /// report.
