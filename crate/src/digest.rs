@@ -494,8 +494,7 @@ pub fn ticks_by_engine(digests: &[&Digest], clock: &str) -> Vec<TickGroup> {
         }
     }
     let finest = |g: &TickGroup| g.ticks_ns.iter().copied().fold(f64::INFINITY, f64::min);
-    groups.sort_by(|a, b| finest(a).total_cmp(&finest(b)));
-    groups
+    crate::stats::stable_by_key(groups, finest)
 }
 
 #[cfg(test)]

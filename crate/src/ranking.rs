@@ -65,13 +65,14 @@ fn median(xs: &[u64]) -> Option<f64> {
     if xs.is_empty() {
         return None;
     }
-    let mut v = xs.to_vec();
-    v.sort_unstable();
+    // As floats, through the one float sort (counts far below 2^53 are exact).
+    let mut v: Vec<f64> = xs.iter().map(|&x| x as f64).collect();
+    crate::stats::sort_f64(&mut v);
     let n = v.len();
     Some(if n % 2 == 1 {
-        v[n / 2] as f64
+        v[n / 2]
     } else {
-        (v[n / 2 - 1] as f64 + v[n / 2] as f64) / 2.0
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
     })
 }
 
@@ -92,11 +93,11 @@ pub struct Ranking {
 impl Ranking {
     /// `steps` ranked against the clock named `reference`, called `label`; none when
     /// nothing was ranked.
-    pub fn of(mut steps: Vec<Step>, reference: &str, label: &str) -> Option<Self> {
+    pub fn of(steps: Vec<Step>, reference: &str, label: &str) -> Option<Self> {
         if steps.is_empty() {
             return None;
         }
-        steps.sort_by(|a, b| a.ns.total_cmp(&b.ns));
+        let steps = crate::stats::stable_by_key(steps, |s| s.ns);
         let at = steps.iter().position(|s| s.name == reference);
         let best = match at {
             Some(r) if steps[0].ns > steps[r].ns * 0.9 => r,

@@ -343,7 +343,8 @@ pub fn from_values(
     let mut sorted;
     let values = if kind == Values::Durations {
         sorted = values.to_vec();
-        sorted.sort_by(f64::total_cmp);
+        // Equal under total order is the same bits: the page's one float sort does.
+        stats::sort_f64(&mut sorted);
         &sorted[..]
     } else {
         values

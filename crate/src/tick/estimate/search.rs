@@ -39,8 +39,9 @@ pub(super) struct Survivor {
 
 impl Survivor {
     /// Largest tick first; one comparator for both sorts, so one copy of the sort.
-    pub(super) fn by_tau_descending(a: &Self, b: &Self) -> std::cmp::Ordering {
-        b.tau.total_cmp(&a.tau)
+    /// Largest tick first (through the one stable sort: no sort code of its own).
+    pub(super) fn by_tau_descending(v: Vec<Self>) -> Vec<Self> {
+        crate::stats::stable_by_key(v, |s| -s.tau)
     }
 }
 
@@ -318,8 +319,8 @@ fn from_base(
 /// Climbers that reached the same tick, once (the most precise: a rough climb from short
 /// values must not stand for a fine one from long values that reached the same tick); and
 /// on a grid, the GCD of every value as one more candidate. Largest first.
-fn merged(mut survivors: Vec<Survivor>, u: &[f64], space: &Space, grid: bool) -> Vec<Survivor> {
-    survivors.sort_unstable_by(Survivor::by_tau_descending);
+fn merged(survivors: Vec<Survivor>, u: &[f64], space: &Space, grid: bool) -> Vec<Survivor> {
+    let mut survivors = Survivor::by_tau_descending(survivors);
     survivors.dedup_by(|a, b| {
         let same = (a.tau - b.tau).abs() <= 3.0 * a.delta.max(b.delta) + 1e-12;
         if same && a.delta < b.delta {
@@ -344,8 +345,7 @@ fn merged(mut survivors: Vec<Survivor>, u: &[f64], space: &Space, grid: bool) ->
             });
         }
     }
-    survivors.sort_unstable_by(Survivor::by_tau_descending);
-    survivors
+    Survivor::by_tau_descending(survivors)
 }
 
 /// Searches for the tick of the sorted values `u` (their gaps `gaps`): candidates divided
@@ -597,7 +597,10 @@ pub(super) fn small_ticks(u: &[f64], space: &Space) -> (Vec<Survivor>, usize) {
         prev = share;
         prev_skk = skk;
     }
-    plateaus.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
+    // By the first ascending, then the second descending: two stable sorts, the last
+    // deciding (the page's one sort, no code of their own).
+    let mut plateaus = crate::stats::stable_by_key(plateaus, |p| -p.1);
+    plateaus = crate::stats::stable_by_key(plateaus, |p| p.0);
     plateaus.truncate(SMALL_KEPT);
     let out = plateaus
         .into_iter()
