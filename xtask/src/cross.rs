@@ -6,7 +6,6 @@
 use std::path::PathBuf;
 
 use crate::browsers::{install, which};
-use crate::dist::{self, Profile, AARCH64, WINDOWS};
 use crate::tools::{LINKER, MINGW};
 
 /// The sysroot Debian's aarch64 libc lives in.
@@ -20,9 +19,9 @@ pub struct Emulated {
     pub sysroot: PathBuf,
 }
 
-/// Installs qemu-user-static and the cross compiler when missing, then builds `ticklab`
-/// for aarch64.
-pub fn build() -> Result<Emulated, String> {
+/// What the aarch64 test needs, around `binary` (the test command's aarch64 build):
+/// qemu-user-static and the cross compiler's sysroot, installed when missing.
+pub fn emulated(binary: PathBuf) -> Result<Emulated, String> {
     let missing: Vec<&str> = [
         ("qemu-user-static", "qemu-aarch64-static"),
         ("gcc-aarch64-linux-gnu", LINKER),
@@ -33,7 +32,6 @@ pub fn build() -> Result<Emulated, String> {
     .collect();
     install("the aarch64 run under emulation", &missing)?;
     let qemu = which("qemu-aarch64-static").ok_or("qemu-aarch64-static is still missing")?;
-    let binary = dist::build(AARCH64, Profile::Dev, None)?;
     Ok(Emulated {
         binary,
         qemu,
@@ -52,10 +50,11 @@ pub struct Windows {
     pub wine64: PathBuf,
 }
 
-/// Installs MinGW-w64 and Wine when missing, builds `ticklab.exe` for Windows and, beside
-/// it, the shim DLL that Wine 8 lacks (bcryptprimitives.dll's `ProcessPrng`, which Rust's
-/// std imports): test plumbing, never shipped.
-pub fn windows() -> Result<Windows, String> {
+/// Installs MinGW-w64 and Wine when missing and puts `exe` (the test command's Windows
+/// build) in a folder with, beside it, the shim DLL that Wine 8 lacks
+/// (bcryptprimitives.dll's `ProcessPrng`, which Rust's std imports): test plumbing, never
+/// shipped.
+pub fn windows(exe: &std::path::Path) -> Result<Windows, String> {
     let wine64 = PathBuf::from(WINE64);
     let mut missing = Vec::new();
     if which(MINGW).is_none() {
@@ -65,11 +64,10 @@ pub fn windows() -> Result<Windows, String> {
         missing.extend(["wine64", "wine"]);
     }
     install("the Windows build and its run under Wine", &missing)?;
-    let exe = dist::build(WINDOWS, Profile::Dev, None)?;
     let root = crate::workspace_root();
     let dir = crate::web::target_dir(&root).join("windows");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    std::fs::copy(&exe, dir.join("ticklab.exe")).map_err(|e| format!("{}: {e}", exe.display()))?;
+    std::fs::copy(exe, dir.join("ticklab.exe")).map_err(|e| format!("{}: {e}", exe.display()))?;
     let shim = root.join("tests").join("windows").join("process_prng.c");
     let dll = dir.join("bcryptprimitives.dll");
     let ok = std::process::Command::new(MINGW)

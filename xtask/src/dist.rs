@@ -125,24 +125,44 @@ fn package() -> Result<Package, String> {
 }
 
 /// Builds `ticklab` for `target`, installing the cross tools it needs, and says where the
-/// binary is. The host's own target is built without `--target`, so the test command's
-/// archive is the build its tests ran.
+/// binary is. The host's own target is built without `--target`, so a release built here
+/// is where cargo puts the host's builds.
 pub fn build(target: &str, profile: Profile, site: Option<&Path>) -> Result<PathBuf, String> {
+    let (command, exe) = build_command(target, profile, site, &["--bin", "ticklab"])?;
+    crate::ledger::cargo(&format!("ticklab for {target} ({profile:?})"), command)?;
+    Ok(exe)
+}
+
+/// The command that builds `units` of `ticklab-native` (`--bin ticklab`, or the test
+/// command's `--lib --bins --test cli` after a `test --no-run`) for `target`, with the
+/// cross tools it needs installed; and where its `ticklab` will be.
+pub fn build_command(
+    target: &str,
+    profile: Profile,
+    site: Option<&Path>,
+    units: &[&str],
+) -> Result<(Command, PathBuf), String> {
     let host = host()?;
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut command = if macos(target) && !macos(&host) {
+    let zig = macos(target) && !macos(&host);
+    let mut command = if zig {
         // zig links against its own stubs of libSystem: no SDK needed.
-        Command::new(tools::zigbuild()?)
+        let mut c = Command::new(tools::zigbuild()?);
+        c.arg("zigbuild");
+        c
     } else {
-        Command::new(&cargo)
+        let mut c = Command::new(&cargo);
+        c.arg(if units.first() == Some(&"--no-run") {
+            "test"
+        } else {
+            "build"
+        });
+        c
     };
-    command.args(if macos(target) && !macos(&host) {
-        ["zigbuild"]
-    } else {
-        ["build"]
-    });
-    command.args(["-p", "ticklab-native", "--bin", "ticklab", "--locked"]);
-    if macos(target) && !macos(&host) {
+    command
+        .args(["-p", "ticklab-native", "--locked"])
+        .args(units);
+    if zig {
         // zig's stubs have libSystem, not SystemConfiguration, which the hub's PostgreSQL
         // client links: the Mac build linked here goes without the hub.
         command.args(["--no-default-features", "--features", "bundled-sqlite"]);
@@ -178,14 +198,7 @@ pub fn build(target: &str, profile: Profile, site: Option<&Path>) -> Result<Path
         );
         command.env(var, "-Cdebuginfo=0");
     }
-    eprintln!("\n== [{}] ticklab for {target} ({profile:?})", crate::at());
-    let status = command
-        .current_dir(workspace_root())
-        .status()
-        .map_err(|e| format!("cannot start the build for {target}: {e}"))?;
-    if !status.success() {
-        return Err(format!("building ticklab for {target} failed ({status})"));
-    }
+    command.current_dir(workspace_root());
     let mut dir = web::target_dir(&workspace_root());
     if target != host {
         dir = dir.join(target);
@@ -195,7 +208,7 @@ pub fn build(target: &str, profile: Profile, site: Option<&Path>) -> Result<Path
     } else {
         "ticklab"
     };
-    Ok(dir.join(profile.dir()).join(exe))
+    Ok((command, dir.join(profile.dir()).join(exe)))
 }
 
 /// Fails unless `binary` carries the page of `site`: its index.html's bytes are inside (the
@@ -388,31 +401,21 @@ pub fn run(
     make(&targets, profile, site.as_deref(), &package).map(|_| ())
 }
 
-/// The test command's archives: every target, from its debug builds, with the page it
-/// built; the folder they are in. This machine's own is the very program the workspace's
-/// tests run (`cargo test --workspace` unifies features across the workspace, so its build
-/// differs from a build of the command alone): built by that, which the tests then reuse.
-pub fn dev_archives() -> Result<PathBuf, String> {
-    let targets: Vec<String> = TARGETS.iter().map(|t| t.to_string()).collect();
-    let host = host()?;
+/// The test command's archives: every target's from the debug build the test command made
+/// of it (this machine's is the very program the workspace's tests run), each carrying the
+/// page it built; the folder they are in.
+pub fn dev_archives(binaries: &[(&str, PathBuf)]) -> Result<PathBuf, String> {
     let package = package()?;
     let out = folder(Profile::Dev);
-    for t in &targets {
-        let binary = if *t == host {
-            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-            crate::step(
-                "the workspace's tests built, this machine's command with them",
-                &cargo,
-                &["test", "--workspace", "--no-run"],
-            )?;
-            web::target_dir(&workspace_root())
-                .join("debug")
-                .join("ticklab")
-        } else {
-            build(t, Profile::Dev, None)?
-        };
-        carries_page(&binary, &web::target_dir(&workspace_root()).join("site"))?;
-        pack(t, &package.version, &binary, &out, Profile::Dev)?;
+    let site = web::target_dir(&workspace_root()).join("site");
+    for t in TARGETS {
+        let binary = binaries
+            .iter()
+            .find(|(target, _)| *target == t)
+            .map(|(_, b)| b)
+            .ok_or_else(|| format!("no build for {t} to pack"))?;
+        carries_page(binary, &site)?;
+        pack(t, &package.version, binary, &out, Profile::Dev)?;
     }
     installers(&package.version, &package.repository, &out)?;
     Ok(out)

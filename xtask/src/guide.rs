@@ -13,7 +13,7 @@ const MDBOOK: &str = "0.5.2";
 
 /// mdBook at [`MDBOOK`], installed with cargo when missing or another version (without
 /// its server and file watcher, which the build does not use).
-fn ensure_mdbook() -> Result<PathBuf, String> {
+pub fn ensure_mdbook() -> Result<PathBuf, String> {
     let bin = tool("mdbook");
     let have = Command::new(&bin)
         .arg("--version")
@@ -21,13 +21,12 @@ fn ensure_mdbook() -> Result<PathBuf, String> {
         .ok()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
     if have.as_deref() != Some(&format!("mdbook v{MDBOOK}")) {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        crate::step(
+        crate::web::cargo_install(
             "install mdBook",
-            &cargo,
             &[
-                "install",
                 "mdbook",
+                // The guide is thirty pages: built unoptimised, in half the time.
+                "--debug",
                 "--locked",
                 "--version",
                 MDBOOK,

