@@ -58,25 +58,45 @@ impl Ledger {
         out
     }
 
-    /// The steps' seconds, a line each, in the order they ended (steps run side by side
-    /// overlap: their sum can exceed the total).
+    /// The steps' seconds and the crates each compiled, a line each, in the order they
+    /// ended (steps run side by side overlap: their sum can exceed the total); below, the
+    /// crates compiled by a step that compiled a few (a step that runs tests from the
+    /// builds should compile none).
     pub fn table(&self, total: f64) -> String {
         let steps = self.steps.lock().unwrap_or_else(|e| e.into_inner());
-        let width = steps.iter().map(|s| s.name.len()).max().unwrap_or(4).max(5);
+        let units = self.units.lock().unwrap_or_else(|e| e.into_inner());
+        let width = steps.iter().map(|s| s.name.len()).max().unwrap_or(4).max(5) + 9;
         let mut out = format!(
-            "\n| {:<width$} | seconds |\n|{}|---------|\n",
+            "\n| {:<width$} | seconds | compiled |\n|{}|---------|----------|\n",
             "step",
             "-".repeat(width + 2)
         );
+        let mut few = Vec::new();
         for s in steps.iter() {
             let mark = if s.ok { "" } else { " (failed)" };
+            let by: Vec<&Unit> = units.iter().filter(|u| u.step == s.name).collect();
+            if (1..=5).contains(&by.len()) {
+                let names: Vec<String> = by
+                    .iter()
+                    .map(|u| format!("{} ({})", u.crate_target, u.profile))
+                    .collect();
+                few.push(format!("{}: {}", s.name, names.join("; ")));
+            }
             out.push_str(&format!(
-                "| {:<width$} | {:>7.0} |\n",
+                "| {:<width$} | {:>7.0} | {:>8} |\n",
                 format!("{}{mark}", s.name),
-                s.seconds
+                s.seconds,
+                by.len()
             ));
         }
-        out.push_str(&format!("| {:<width$} | {total:>7.0} |\n", "total"));
+        out.push_str(&format!(
+            "| {:<width$} | {total:>7.0} | {:>8} |\n",
+            "total",
+            units.len()
+        ));
+        for f in few {
+            out.push_str(&format!("{f}\n"));
+        }
         out
     }
 
