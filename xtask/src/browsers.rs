@@ -103,10 +103,7 @@ pub fn ensure() -> Result<Drivers, String> {
             let local = crate::web::tool("geckodriver");
             if !local.is_file() {
                 // A relay of WebDriver's commands: built unoptimised, in half the time.
-                crate::web::cargo_install(
-                    "install geckodriver",
-                    &["geckodriver", "--locked", "--debug"],
-                )?;
+                crate::web::cargo_install("install geckodriver", &["geckodriver", "--debug"])?;
             }
             crate::web::tool("geckodriver")
         }

@@ -119,7 +119,8 @@ pub fn ensure_wasm_bindgen() -> Result<PathBuf, String> {
     if have.as_deref() != Some(&format!("wasm-bindgen {want}")) {
         cargo_install(
             "install wasm-bindgen-cli at the crate's version",
-            &["wasm-bindgen-cli", "--locked", "--version", &want],
+            // Not --locked: its lock file names versions a registry may no longer serve.
+            &["wasm-bindgen-cli", "--version", &want],
         )?;
     }
     Ok(tool("wasm-bindgen"))
