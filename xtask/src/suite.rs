@@ -173,27 +173,33 @@ fn all(beside: usize) -> Result<(u64, u64), String> {
         let (tx, ready) = mpsc::channel();
         let tools =
             s.spawn(move || LEDGER.timed("tools (beside the builds)", || install_tools(tx)));
-        let built = ledger::cargo(
-            "the workspace for this machine, linted",
-            host.cargo(&["--all-targets", "--no-run"], &[]),
+        let wasm = ledger::cargo(
+            "the page's crates in wasm32, linted",
+            wasm_cargo(&lint, &["--all-targets", "--no-run"]),
         );
-        let wasm = built.and_then(|_| {
-            ledger::cargo(
-                "the page's crates in wasm32, linted",
-                wasm_cargo(&lint, &["--all-targets", "--no-run"]),
-            )
-        });
+        // The page before the command: the command carries it (its build script reads the
+        // built site), so a page built after would build the command again.
         let page = wasm.and_then(|_| {
             // zig comes before wasm-bindgen; the channel closes early only on a failure,
             // which the tools' thread tells.
-            let bindgen = ready.iter().find_map(|r| match r {
-                Ready::Bindgen(b) => Some(b),
-                Ready::Python => None,
-            });
-            let bindgen = bindgen.ok_or("the tools' thread ended before wasm-bindgen")?;
+            let bindgen = || {
+                ready
+                    .iter()
+                    .find_map(|r| match r {
+                        Ready::Bindgen(b) => Some(b),
+                        Ready::Python => None,
+                    })
+                    .ok_or_else(|| "the tools' thread ended before wasm-bindgen".to_string())
+            };
             web::build_page(&[], &bindgen).map(|_| ())
         });
-        let others = page.and_then(|()| other_systems(&lint));
+        let built = page.and_then(|()| {
+            ledger::cargo(
+                "the workspace for this machine, linted",
+                host.cargo(&["--all-targets", "--no-run"], &[]),
+            )
+        });
+        let others = built.and_then(|_| other_systems(&lint));
         let tools = tools
             .join()
             .map_err(|_| "the tools' thread panicked".to_string())?;

@@ -212,21 +212,25 @@ pub fn build() -> Result<Weight, String> {
 /// holds for the page visitors download, built without any.
 pub fn build_with(features: &[&str]) -> Result<Weight, String> {
     crate::ensure_targets()?;
-    let bindgen = ensure_wasm_bindgen()?;
-    build_page(features, &bindgen)
+    build_page(features, &ensure_wasm_bindgen)
 }
 
-/// [`build_with`] by `bindgen`, wasm-bindgen's command line, already at the crate's version.
-pub fn build_page(features: &[&str], bindgen: &Path) -> Result<Weight, String> {
+/// [`build_with`], wasm-bindgen's command line (at the crate's version) asked of `bindgen`
+/// once both modules are compiled, so the test command compiles them while it installs.
+pub fn build_page(
+    features: &[&str],
+    bindgen: &dyn Fn() -> Result<PathBuf, String>,
+) -> Result<Weight, String> {
     let features = features.join(",");
     let root = workspace_root();
     let pkg = root.join("www/pkg");
     // Two modules, each built on its own (built together, their features would merge):
     // the first answer's, and the full lab's.
-    for (package, features, what) in [
+    let modules = [
         ("ticklab-first", "module", "the first answer's wasm"),
         ("ticklab-www", features.as_str(), "the lab's wasm"),
-    ] {
+    ];
+    for (package, features, what) in modules {
         crate::ledger::cargo(
             &format!("build {what}"),
             crate::ledger::command(&[
@@ -242,6 +246,9 @@ pub fn build_page(features: &[&str], bindgen: &Path) -> Result<Weight, String> {
                 features,
             ]),
         )?;
+    }
+    let bindgen = bindgen()?;
+    for (package, _, what) in modules {
         let wasm = target_dir(&root)
             .join(WASM)
             .join("wasm")
