@@ -234,10 +234,6 @@ fn derived(figures: &[Figure], gz: &crate::web::Weight) -> Vec<Figure> {
     out
 }
 
-/// The heading of BENCHMARKS.md's section on the test command's own times, which
-/// `cargo xtask test` prints and this keeps as it is.
-const TEST_COMMAND: &str = "## 11. The test command";
-
 /// Writes BENCHMARKS.md and says which targets were missed.
 fn write(
     root: &Path,
@@ -247,12 +243,7 @@ fn write(
     sweep: &str,
 ) -> Result<(), String> {
     let out = root.join("BENCHMARKS.md");
-    // The test command's own times are measured by it, not here: its section is kept.
-    let kept = std::fs::read_to_string(&out)
-        .ok()
-        .and_then(|t| t.find(TEST_COMMAND).map(|at| t[at..].to_string()))
-        .unwrap_or_default();
-    let table = markdown(figures, agents, load) + sweep + &kept;
+    let table = markdown(figures, agents, load) + sweep + &crate::ledger::section_in(&out);
     println!("\n{table}");
     std::fs::write(&out, &table).map_err(|e| format!("{}: {e}", out.display()))?;
     let missed: Vec<&Figure> = figures.iter().filter(|f| f.ok == Some(false)).collect();

@@ -159,6 +159,16 @@ fn twice(units: &[Unit]) -> Result<(), String> {
     }
 }
 
+/// BENCHMARKS.md's section on the test command's own times, as `path` holds it (empty
+/// when it has none): measured by the test command, not by `cargo xtask bench`, which keeps
+/// it as it is when it writes the rest.
+pub fn section_in(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.find("## 11. The test command")
+        .map(|at| text[at..].to_string())
+        .unwrap_or_default()
+}
+
 /// What a cargo run gave: the test executables it built (test binaries, by target name),
 /// and the tests its test binaries passed and failed.
 #[derive(Default)]
