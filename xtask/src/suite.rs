@@ -4,8 +4,9 @@
 //! own way, `RUSTC_WORKSPACE_WRAPPER`), warnings denied, so no platform is checked apart
 //! and then built. The host is built with its triple named, as every other platform is, so
 //! build scripts and procedural macros compile alike for all of them and are shared. The
-//! tools install beside the host's build; the other systems build side by side; the tests
-//! run from the builds, and the busy re-run and the install check reuse them. At the end:
+//! tools install beside the builds; the page is built before the command that carries it;
+//! the other systems build side by side; the tests run from the builds, and the busy
+//! re-run and the install check reuse them. At the end:
 //! the steps' seconds, and a check that no crate was compiled twice for one platform and
 //! profile (ledger.rs), read from cargo's JSON messages.
 
@@ -32,22 +33,14 @@ pub fn run(beside: usize) -> Result<(), String> {
     Ok(())
 }
 
-/// What the tools' thread has ready, in this order.
-enum Ready {
-    /// zig's build of macOS programs and actionlint (PyPI).
-    Python,
-    /// wasm-bindgen's command line, at the crate's version.
-    Bindgen(PathBuf),
-}
-
 /// The tools the checks need, installed where missing, one after another on a thread of
-/// their own beside the builds (each tells `ready` as it is done); the browsers' drivers and
-/// axe-core's script last, which only the tests need.
-fn install_tools(ready: mpsc::Sender<Ready>) -> Result<(browsers::Drivers, PathBuf), String> {
+/// their own beside the builds: zig and actionlint first (the Macs' builds come long after),
+/// then wasm-bindgen, sent on `bindgen` as soon as it is there (the page waits on it), then
+/// the browsers' drivers, mdBook and axe-core's script, which only later steps need.
+fn install_tools(bindgen: mpsc::Sender<PathBuf>) -> Result<(browsers::Drivers, PathBuf), String> {
     tools::zigbuild()?;
     tools::actionlint()?;
-    let _ = ready.send(Ready::Python);
-    let _ = ready.send(Ready::Bindgen(web::ensure_wasm_bindgen()?));
+    let _ = bindgen.send(web::ensure_wasm_bindgen()?);
     let drivers = browsers::ensure()?;
     guide::ensure_mdbook()?;
     Ok((drivers, tools::axe()?))
@@ -180,16 +173,11 @@ fn all(beside: usize) -> Result<(u64, u64), String> {
         // The page before the command: the command carries it (its build script reads the
         // built site), so a page built after would build the command again.
         let page = wasm.and_then(|_| {
-            // zig comes before wasm-bindgen; the channel closes early only on a failure,
-            // which the tools' thread tells.
+            // The channel closes without it only on a failure, which the tools' thread tells.
             let bindgen = || {
                 ready
-                    .iter()
-                    .find_map(|r| match r {
-                        Ready::Bindgen(b) => Some(b),
-                        Ready::Python => None,
-                    })
-                    .ok_or_else(|| "the tools' thread ended before wasm-bindgen".to_string())
+                    .recv()
+                    .map_err(|_| "the tools' thread ended before wasm-bindgen".to_string())
             };
             web::build_page(&[], &bindgen).map(|_| ())
         });
@@ -262,19 +250,20 @@ fn checks(
         ("TICKLAB_AXE", s(axe)),
     ];
     let mut tests = ledger::cargo("the workspace's tests", host.cargo(&[], &env))?;
+    // wasm-bindgen's test runner sits beside wasm-bindgen.
+    let bindgen_dir = web::ensure_wasm_bindgen()?
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let path = format!(
+        "{}:{}",
+        bindgen_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     for (browser, var, driver) in [
         ("Chromium", "CHROMEDRIVER", &drivers.chromedriver),
         ("Firefox", "GECKODRIVER", &drivers.geckodriver),
     ] {
-        let bindgen_dir = web::ensure_wasm_bindgen()?
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_default();
-        let path = format!(
-            "{}:{}",
-            bindgen_dir.display(),
-            std::env::var("PATH").unwrap_or_default()
-        );
         let mut c = wasm_cargo(lint, &["--test", "web"]);
         c.env(
             "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER",
@@ -283,7 +272,7 @@ fn checks(
         .env(var, driver)
         // The documented clamps under test are those of a page without isolation.
         .env("WASM_BINDGEN_TEST_NO_ORIGIN_ISOLATION", "1")
-        .env("PATH", path);
+        .env("PATH", &path);
         let o = ledger::cargo(&format!("the page's clocks in headless {browser}"), c)?;
         tests.passed += o.passed;
         tests.failed += o.failed;
