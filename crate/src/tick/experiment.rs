@@ -354,14 +354,15 @@ fn starving(
     let (mut caveats, mut too_busy) = (Vec::new(), false);
     let (lost_s, longest_s) = (gaps.lost_s, gaps.longest_s);
     let share = gaps.share().unwrap_or(0.0);
+    // A tick no more than the GCD of intervals a thousand times longer: the data's step,
+    // no evidence of the clock's (a 4 ms coarse clock beside two busy loops once gave 1 ns,
+    // "finer than claimed", its step a few tenths of a ns off whole and updates missed).
+    let unfounded = |e: &TickEstimate| !e.found() || e.smallest_nonzero >= UNFOUNDED_RATIO * e.tick;
     if set_aside == 0 {
         // No interval straddled a gap that hid a tick, yet the gaps took much of the run
-        // and the tick is no more than the GCD of intervals a thousand times longer (a
-        // 4 ms coarse clock beside two busy loops once gave 1 ns, "finer than claimed"):
-        // the reader missed updates in ways no single interval shows. Too busy to tell.
-        let unfounded =
-            !estimate.found() || estimate.smallest_nonzero >= UNFOUNDED_RATIO * estimate.tick;
-        if share >= NO_GRID_BUSY_SHARE && unfounded {
+        // and the tick is unfounded: the reader missed updates in ways no single interval
+        // shows. Too busy to tell.
+        if share >= NO_GRID_BUSY_SHARE && unfounded(&estimate) {
             estimate.reliable = false;
             caveats.push(Caveat::TooBusy {
                 intervals: 0,
@@ -382,10 +383,17 @@ fn starving(
     match estimate_clock(info, &rest(), &opts.estimator) {
         // A handful of edges between the gaps is no tick (WebKit's performance.now once
         // 183 ms beside two busy loops): below MIN_EDGES the machine was too busy.
-        Ok(e) if e.found() && e.reliable && clean_edges >= MIN_EDGES => {
+        Ok(e)
+            if e.found()
+                && e.reliable
+                && clean_edges >= MIN_EDGES
+                && !(share >= NO_GRID_BUSY_SHARE && unfounded(&e)) =>
+        {
             // A finer tick is as true from every interval (each is a whole number of
-            // ticks); a coarser one only from the starved.
-            if e.tick < estimate.tick * (1.0 - opts.estimator.rel_tolerance) || !estimate.found() {
+            // ticks) when they found it; a coarser one only from the starved, and an
+            // unfounded one of every interval is the starved ones' step, not the clock's.
+            if e.tick < estimate.tick * (1.0 - opts.estimator.rel_tolerance) || unfounded(&estimate)
+            {
                 estimate = e;
             }
             caveats.push(Caveat::Starved {
@@ -623,5 +631,38 @@ mod tests {
         assert!(words.contains("no grid fits the 40 intervals"), "{words}");
         let quiet = starving(&info, &all, Vec::new, 0, 40, 0, &gaps(0.001), &opts).unwrap();
         assert!(!quiet.too_busy && quiet.caveats.is_empty());
+    }
+
+    /// Starved intervals that leave no grid but 1 ns (whole updates missed on a clock whose
+    /// step is 4 ms and a few tenths of a ns) beside clean ones on a 4 ms grid: the tick is
+    /// the clean ones', never the data's step ("1 ns, finer than claimed" beside two busy
+    /// loops once).
+    #[test]
+    fn a_grid_of_the_clean_intervals_beats_the_data_s_step_of_all() {
+        let period = CountPeriod::Exact {
+            ns: Ratio::new(1, 1).unwrap(),
+        };
+        let info = ClockInfo::new("coarse", ClockKind::Monotonic, period);
+        let opts = TickOptions::new(Budget::new(1.0, 1000).unwrap());
+        let clean: Vec<u64> = (0..30).map(|i| 4_000_000 * (1 + i % 3)).collect();
+        let mut all = clean.clone();
+        all.extend(off_grid());
+        let got = starving(
+            &info,
+            &all,
+            || clean.clone(),
+            40,
+            70,
+            30,
+            &gaps(0.15),
+            &opts,
+        )
+        .unwrap();
+        assert!(!got.too_busy && matches!(got.caveats[..], [Caveat::Starved { .. }]));
+        assert!((got.estimate.tick - 4e6).abs() < 1.0, "{:?}", got.estimate);
+        // Clean intervals that are themselves off any grid, half the run lost: too busy.
+        let off = off_grid();
+        let busy = starving(&info, &all, || off.clone(), 30, 70, 40, &gaps(0.15), &opts).unwrap();
+        assert!(busy.too_busy && !busy.estimate.reliable);
     }
 }
