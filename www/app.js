@@ -14,39 +14,59 @@ function showHeadline(h) {
   $("headline-verdict").textContent = h.verdict;
   $("headline-isolation").textContent = h.isolation;
   $("headline-isolate").hidden = self.crossOriginIsolated || !("serviceWorker" in navigator);
-  if (h.tick_ns !== null && h.tick_ns !== undefined) {
+  if (h.tick_ns != null) {
     $("headline").dataset.tickNs = String(h.tick_ns);
     self.ticklabTimes.headlineMs ??= performance.now();
   }
 }
 
+// The lab's wasm, most of the lab's bytes, asked for by this page as soon as the first
+// answer's are in: it comes while the answer is measured and the lab's scripts load, and
+// the lab's init() takes this response (a preload link would be fetched twice by WebKit,
+// which does not hand preloads to fetch()). Not once the lab has asked for it itself.
+let labAsked = false;
+let labWasm;
+
+// The first answer's wasm, fetched by the page as soon as its script runs rather than by
+// the worker after its scripts: round trips sooner, and slowed by a browser's network
+// emulation as a phone's network would slow it (a worker's own fetches it does not slow).
+async function firstModule() {
+  const r = await fetch(new URL("./pkg/ticklab_first_bg.wasm", import.meta.url));
+  if (!r.ok) throw new Error(`the first module: HTTP ${r.status}`);
+  const bytes = await r.arrayBuffer();
+  if (!labAsked) labWasm = fetch(new URL("./pkg/ticklab_www_bg.wasm", import.meta.url));
+  return WebAssembly.compile(bytes);
+}
+
 // A short first look, then a longer one that refines it while the visitor reads (a run of
-// the lab stops it). Resolves at the first answer, or the reason there is none.
-function runHeadline() {
+// the lab stops it). Resolves at the first answer, or the reason there is none. The worker
+// starts at once, its scripts loading while the module (`compiled`, a promise) is fetched.
+function runHeadline(compiled) {
   return new Promise((answered) => {
     const w = new Worker(new URL("./headline.js", import.meta.url), { type: "module" });
     const h = headline;
-    const go = () => w.postMessage({ user_agent: navigator.userAgent, isolated: !!self.crossOriginIsolated, pass: h.pass });
-    h.stop = () => { w.terminate(); h.stop = () => {}; };
-    w.onmessage = (ev) => {
-      const m = ev.data;
-      if (m.kind === "headline") {
-        showHeadline(m.headline);
-        answered();
-        if (h.pass === 0) { h.pass = 1; go(); return; }
-      } else {
-        $("headline-verdict").textContent = `(${m.message})`;
-        answered();
-      }
-      h.stop();
-    };
-    w.onerror = (ev) => {
-      ev.preventDefault();
-      $("headline-verdict").textContent = "(the worker could not start)";
+    // The module goes with the first ask; the worker keeps it for the second.
+    const go = (module) => w.postMessage({ user_agent: navigator.userAgent, isolated: !!self.crossOriginIsolated, pass: h.pass, module });
+    const end = (why) => {
+      if (why) $("headline-verdict").textContent = `(${why})`;
       answered();
       h.stop();
     };
-    go();
+    h.stop = () => { w.terminate(); h.stop = () => {}; };
+    w.onmessage = (ev) => {
+      const m = ev.data;
+      if (m.kind !== "headline") return end(m.message);
+      showHeadline(m.headline);
+      if (h.pass > 0) return end();
+      answered();
+      h.pass = 1;
+      go();
+    };
+    w.onerror = (ev) => {
+      ev.preventDefault();
+      end("the worker could not start");
+    };
+    compiled.then(go, (e) => end(e.message || e));
   });
 }
 
@@ -76,8 +96,9 @@ async function main() {
   $("headline-isolate").addEventListener("click", becomeIsolated);
   // Not beside the benchmark: a second spinning worker would skew its figures.
   if (!params.has("bench")) {
-    await Promise.race([runHeadline(), new Promise((r) => setTimeout(r, FIRST_WAIT_MS))]);
+    await Promise.race([runHeadline(firstModule()), new Promise((r) => setTimeout(r, FIRST_WAIT_MS))]);
   }
+  labAsked = true;
   let lab;
   try {
     lab = await import("./lab.js");
@@ -87,6 +108,7 @@ async function main() {
     return;
   }
   await lab.start({
+    wasm: labWasm,
     stopHeadline: () => { if (headline.pass > 0) headline.stop(); },
     // The lab's own Run handler replaces this one in the same turn: no click falls between.
     takeOver: () => $("settings").removeEventListener("submit", early),

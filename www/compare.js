@@ -52,7 +52,8 @@ export async function fetchNative() {
   }
 }
 
-export const sortBy = { key: "tick", descending: false }; // finest first
+// Finest first.
+export const sortBy = { key: "tick", descending: false };
 
 // A class of 60 is 60 rows a clock, over a thousand in all, which held the page a quarter
 // of a second to lay out at once: past ROWS_AT_ONCE rows, each clock shows its first

@@ -34,7 +34,7 @@ export async function analyzeInput(ev) {
       sizeCanvas(c);
       try { state.lab.draw_analysis(c, c.id.slice(3)); c.hidden = false; } catch { c.hidden = true; }
     }
-    if (a.tick_ns !== null && a.tick_ns !== undefined) box.dataset.tickNs = String(a.tick_ns);
+    if (a.tick_ns != null) box.dataset.tickNs = String(a.tick_ns);
     else delete box.dataset.tickNs;
     box.dataset.state = "done";
   } catch (e) {

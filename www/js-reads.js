@@ -31,6 +31,7 @@ export function plainLoopNs() {
   let best = Infinity;
   const end = perf.now() + 1000;
   while (perf.now() < end) best = Math.min(best, (block(len) * 1e6) / len);
-  self.ticklabSink = sink; // keeps the reads from being optimised away
+  // Keeps the reads from being optimised away.
+  self.ticklabSink = sink;
   return best;
 }

@@ -4,19 +4,25 @@ import { $, el } from "./page.js";
 
 export const state = {
   ctx: null,
-  lab: null, // the wasm Lab: results, report and words stay in it
-  entries: [], // the clock choice's rows
+  // The wasm Lab: results, report and words stay in it.
+  lab: null,
+  // The clock choice's rows.
+  entries: [],
   measured: 0,
   hasReport: false,
-  columns: { summary: [], matrix: [], figures: [] }, // the tables' headers, from the Lab
-  stopHeadline: () => {}, // stops the first answer's refinement, which would spin beside a run
+  // The tables' headers, from the Lab.
+  columns: { summary: [], matrix: [], figures: [] },
+  // Stops the first answer's refinement, which would spin beside a run.
+  stopHeadline: () => {},
   worker: null,
-  counter: null, // { worker, sab }
+  // The counter worker and its SharedArrayBuffer: { worker, sab }.
+  counter: null,
   audio: null,
   running: false,
   cancelled: false,
   hidden: false,
-  toClass: null, // in a class (?class=CODE): sends the finished run to it
+  // In a class (?class=CODE): sends the finished run to it.
+  toClass: null,
 };
 
 // A canvas as wide as its column, in device pixels: the Lab lays the plot out in CSS

@@ -140,7 +140,8 @@ function runInWorker(id, settings, fit, onProgress, extra = {}) {
     let timer = null;
     const fail = (why) => {
       clearTimeout(timer);
-      newWorker(); // terminating is the only way to stop a spinning worker at once
+      // Terminating is the only way to stop a spinning worker at once.
+      newWorker();
       reject(why instanceof Error ? why : new Error(why));
     };
     const watch = () => {
@@ -374,7 +375,7 @@ function renderSummary(rows = state.lab.rows()) {
   body.replaceChildren();
   for (const { id, row } of rows) {
     const tr = el("tr", null, { "data-clock": id });
-    if (row.tick_ns !== null && row.tick_ns !== undefined) tr.dataset.tickNs = String(row.tick_ns);
+    if (row.tick_ns != null) tr.dataset.tickNs = String(row.tick_ns);
     if (row.grid) tr.dataset.grid = row.grid;
     // The cells in the order of the table's header: the clock, then its figures in words.
     const [clock, ...cells] = row.cells;
@@ -455,10 +456,11 @@ function exportCsv() {
 
 // ---------- start ----------
 
-export async function start({ stopHeadline, takeOver, runAsked }) {
+// `wasm`: the response of the lab's wasm when the page has fetched it already.
+export async function start({ wasm, stopHeadline, takeOver, runAsked }) {
   state.stopHeadline = stopHeadline;
   try {
-    await init();
+    await init({ module_or_path: wasm });
   } catch (e) {
     showError(`The lab could not load its WebAssembly module: ${e.message || e}`);
     document.body.dataset.state = "failed";

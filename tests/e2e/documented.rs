@@ -25,6 +25,8 @@ struct Run {
     ranking: String,
     /// performance.now (worker) in "Look closer": each plot shown, and whether it has ink.
     plots: Vec<(String, bool)>,
+    /// The wasm files the page itself fetched, by name, sorted.
+    wasm_fetched: serde_json::Value,
 }
 
 /// The clocks a page builds from APIs never meant as clocks.
@@ -67,6 +69,8 @@ async fn full_run(browser: Browser, driver: &Path, url: &str, shot: &Path) -> Re
                                [...r.querySelectorAll('li')].map(li => li.textContent)]),
                   crossed: self.ticklabCrossings(),
                   seed: document.documentElement.textContent.toLowerCase().includes('seed'),
+                  wasm: performance.getEntriesByType('resource').map(e => e.name)
+                    .filter(n => n.endsWith('.wasm')).map(n => n.split('/').pop()).sort(),
                 }}"),
                 vec![],
             )
@@ -151,6 +155,7 @@ async fn full_run(browser: Browser, driver: &Path, url: &str, shot: &Path) -> Re
             implicit: v["implicit"].clone(),
             ranking: v["ranking"].as_str().unwrap_or_default().to_string(),
             plots,
+            wasm_fetched: v["wasm"].clone(),
         })
     }
     .await;
@@ -375,6 +380,14 @@ fn browsers_measure_the_documented_ticks() {
                 r.errors.is_empty(),
                 "{browser:?} {mode}: page errors {:?}",
                 r.errors
+            );
+            // Each module fetched once by the page, the lab's while the first answer is
+            // measured and handed to the lab (a preload WebKit does not reuse would show
+            // twice; the workers' own fetches are in their timelines).
+            assert_eq!(
+                r.wasm_fetched,
+                serde_json::json!(["ticklab_first_bg.wasm", "ticklab_www_bg.wasm"]),
+                "{browser:?} {mode}"
             );
             // The run kept its results in wasm memory: each worker clock's report crossed
             // in once, and no whole report crossed until the export.

@@ -141,8 +141,8 @@ pub enum Task {
     /// Measure every performance figure against its target.
     ///
     /// Every performance figure against its target, native and in headless Chromium,
-    /// Firefox and WebKit, printed as a table and written to BENCHMARKS.md; `hub` or
-    /// `class` prints those figures alone, writing nothing.
+    /// Firefox and WebKit, printed as a table and written to BENCHMARKS.md; `hub`,
+    /// `class` or `load` prints those figures alone, writing nothing.
     Bench {
         #[arg(value_enum)]
         part: Option<BenchPart>,
@@ -198,6 +198,8 @@ pub enum BenchPart {
     Hub,
     /// `ticklab class` on loopback.
     Class,
+    /// The page over Slow 4G, cold: the first answer and the full lab ready.
+    Load,
 }
 
 #[cfg(test)]

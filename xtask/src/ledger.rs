@@ -27,6 +27,10 @@ pub struct Unit {
     /// The profile's settings as cargo reports them (a test harness is its own).
     pub profile: String,
     pub features: Vec<String>,
+    /// The artifact's identity: cargo's metadata hash in its file name (one for each set of
+    /// its own and its dependencies' features, flags and profile), or its features when its
+    /// files carry none.
+    pub artifact: String,
     /// The step that compiled it.
     pub step: String,
 }
@@ -107,49 +111,56 @@ impl Ledger {
             .push(unit);
     }
 
-    /// How many crates' targets were compiled, and an error naming each compiled twice for
-    /// the same platform and profile.
-    pub fn once_each(&self) -> Result<usize, String> {
+    /// How many crates' targets were compiled and how many of them in more than one variant
+    /// for one platform and profile; an error naming each compiled twice into one artifact.
+    pub fn once_each(&self) -> Result<(usize, usize), String> {
         let units = self.units.lock().unwrap_or_else(|e| e.into_inner());
-        twice(&units).map(|()| units.len())
+        twice(&units).map(|variants| (units.len(), variants))
     }
 }
 
-/// Fails naming every crate target compiled more than once for one platform and profile,
-/// whatever its features: each build of the test command takes one feature set per
-/// platform. The page's two wasm modules are the one exception, built apart on purpose
-/// (web.rs: built together, their features would merge into both).
-fn twice(units: &[Unit]) -> Result<(), String> {
+/// Fails naming every crate target compiled more than once for one platform and profile:
+/// into the same artifact (work done twice), or into two (two feature sets for one
+/// platform). Two exceptions, counted as variants: what runs on the machine that builds
+/// (build scripts, procedural macros), whose own or whose dependencies' features cargo
+/// resolves apart in each platform's build (the host's with the hub, a Mac's without), each
+/// variant once; and the page's two wasm modules, built apart on purpose (web.rs).
+fn twice(units: &[Unit]) -> Result<usize, String> {
     let mut by: BTreeMap<(&str, &str, &str), Vec<&Unit>> = BTreeMap::new();
     for u in units {
         by.entry((&u.crate_target, &u.triple, &u.profile))
             .or_default()
             .push(u);
     }
-    let mut found = Vec::new();
+    let (mut found, mut variants) = (Vec::new(), 0);
     for ((target, triple, profile), us) in by {
-        if us.len() < 2 {
-            continue;
+        let mut artifacts: BTreeMap<&str, Vec<&Unit>> = BTreeMap::new();
+        for u in &us {
+            artifacts.entry(&u.artifact).or_default().push(u);
         }
-        let feature_sets: std::collections::BTreeSet<&Vec<String>> =
-            us.iter().map(|u| &u.features).collect();
-        let page =
-            triple == crate::WASM && profile.contains("opt z") && feature_sets.len() == us.len();
-        if page && us.len() == 2 {
-            continue;
+        // Each compilation by its step and features, for the message.
+        let named = |units: &[&Unit], how: String| {
+            let steps: Vec<String> = units
+                .iter()
+                .map(|u| format!("{} [{}]", u.step, u.features.join(",")))
+                .collect();
+            format!(
+                "{target} for {triple} ({profile}) compiled {how}: {}",
+                steps.join("; ")
+            )
+        };
+        let page = triple == crate::WASM && profile.contains("opt z") && artifacts.len() == 2;
+        if artifacts.len() > 1 && (triple == "host" || page) {
+            variants += 1;
+        } else if artifacts.len() > 1 {
+            found.push(named(&us, format!("{} ways", artifacts.len())));
         }
-        let steps: Vec<String> = us
-            .iter()
-            .map(|u| format!("{} [{}]", u.step, u.features.join(",")))
-            .collect();
-        found.push(format!(
-            "{target} for {triple} ({profile}) compiled {} times: {}",
-            us.len(),
-            steps.join("; ")
-        ));
+        for same in artifacts.values().filter(|same| same.len() > 1) {
+            found.push(named(same, format!("{} times", same.len())));
+        }
     }
     if found.is_empty() {
-        Ok(())
+        Ok(variants)
     } else {
         Err(format!(
             "{} crates compiled twice for the same target and profile:\n  {}",
@@ -157,6 +168,17 @@ fn twice(units: &[Unit]) -> Result<(), String> {
             found.join("\n  ")
         ))
     }
+}
+
+/// Cargo's metadata hash in one of a unit's file names (`libserde-0123456789abcdef.rlib`,
+/// `build/serde-…/build_script_build-0123456789abcdef`), if any carries one.
+fn artifact_of(files: &[&str]) -> Option<String> {
+    files.iter().find_map(|f| {
+        let name = Path::new(f).file_name()?.to_str()?;
+        let stem = name.split('.').next()?;
+        let (_, hash) = stem.rsplit_once('-')?;
+        (hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit())).then(|| hash.into())
+    })
 }
 
 /// BENCHMARKS.md's section on the test command's own times, as `path` holds it (empty
@@ -261,7 +283,19 @@ fn read_message(line: &str, step: &str, target_dir: &Path, out: &mut Outcome) {
     // "path+file:///…/crate#ticklab@0.1.0" or "registry+…#serde@1.0.228": the name and version.
     let package = package.rsplit('#').next().unwrap_or(package);
     let p = &m["profile"];
-    let file = m["filenames"][0].as_str().unwrap_or("");
+    let files: Vec<&str> = m["filenames"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|f| f.as_str())
+        .collect();
+    let file = files.first().copied().unwrap_or("");
+    let features: Vec<String> = m["features"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|f| f.as_str().map(String::from))
+        .collect();
     LEDGER.compiled(Unit {
         crate_target: format!("{package} {} {name}", kinds.join(",")),
         triple: triple_of(Path::new(file), target_dir),
@@ -273,12 +307,8 @@ fn read_message(line: &str, step: &str, target_dir: &Path, out: &mut Outcome) {
             p["overflow_checks"],
             p["test"]
         ),
-        features: m["features"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|f| f.as_str().map(String::from))
-            .collect(),
+        artifact: artifact_of(&files).unwrap_or_else(|| features.join(",")),
+        features,
         step: step.to_string(),
     });
 }
@@ -304,12 +334,13 @@ mod tests {
             triple: triple.into(),
             profile: profile.into(),
             features: features.iter().map(|f| f.to_string()).collect(),
+            artifact: features.join(","),
             step: step.into(),
         }
     }
 
     #[test]
-    fn a_crate_compiled_twice_for_one_platform_and_profile_is_named() {
+    fn a_crate_compiled_twice_into_one_artifact_is_named() {
         let dev = "opt 0 debuginfo 2 assertions true overflow true test false";
         let units = [
             unit("serde@1 lib serde", "host", dev, &["std"], "a"),
@@ -322,33 +353,66 @@ mod tests {
             ),
             unit("clap@4 lib clap", "host", dev, &["std"], "a"),
         ];
-        assert_eq!(twice(&units), Ok(()));
+        assert_eq!(twice(&units), Ok(0));
         let mut again = units.to_vec();
-        again.push(unit("clap@4 lib clap", "host", dev, &["std", "env"], "c"));
+        again.push(unit("clap@4 lib clap", "host", dev, &["std"], "c"));
         let e = twice(&again).unwrap_err();
         assert!(
-            e.contains("clap@4 lib clap for host") && e.contains("c [std,env]"),
+            e.contains("clap@4 lib clap for host") && e.contains("a [std]; c [std]"),
             "{e}"
         );
         assert!(!e.contains("serde"), "{e}");
+        // For a platform, one feature set: another is a second compilation.
+        let arm = "aarch64-unknown-linux-gnu";
+        let mut other = units.to_vec();
+        other.push(unit("serde@1 lib serde", arm, dev, &["std", "rc"], "c"));
+        let e = twice(&other).unwrap_err();
+        assert!(e.contains(&format!("serde@1 lib serde for {arm}")), "{e}");
     }
 
     #[test]
-    fn only_the_page_s_two_modules_take_two_feature_sets() {
+    fn another_artifact_of_a_crate_is_a_variant_not_work_done_twice() {
+        // A procedural macro whose dependency cargo resolved with other features in a Mac's
+        // build than in the host's: the same features of its own, another hash.
+        let dev = "opt 0 debuginfo 2 assertions true overflow true test false";
+        let mut host = unit(
+            "displaydoc@0.2 proc-macro displaydoc",
+            "host",
+            dev,
+            &[],
+            "a",
+        );
+        let mut mac = host.clone();
+        (host.artifact, mac.artifact, mac.step) = (
+            "0123456789abcdef".into(),
+            "fedcba9876543210".into(),
+            "mac".into(),
+        );
+        assert_eq!(twice(&[host.clone(), mac]), Ok(1));
+        assert!(twice(&[host.clone(), host]).is_err());
+        // The page's two modules: the core crate with two feature sets.
         let page = "opt z debuginfo 0 assertions false overflow false test false";
-        let units = [
-            unit(
-                "ticklab@0.1.0 lib ticklab",
-                crate::WASM,
-                page,
-                &["recorded"],
-                "www",
-            ),
-            unit("ticklab@0.1.0 lib ticklab", crate::WASM, page, &[], "first"),
-        ];
-        assert_eq!(twice(&units), Ok(()));
-        let same = [units[0].clone(), units[0].clone()];
-        assert!(twice(&same).is_err());
+        let w = |f: &[&str]| unit("ticklab@0.1.0 lib ticklab", crate::WASM, page, f, "www");
+        assert_eq!(twice(&[w(&["recorded"]), w(&[])]), Ok(1));
+    }
+
+    #[test]
+    fn an_artifact_is_named_by_cargo_s_hash_in_its_file_names() {
+        let hash = "0123456789abcdef";
+        for files in [
+            vec!["/t/debug/deps/libserde-0123456789abcdef.rlib"],
+            vec!["/t/debug/build/serde-0123456789abcdef/build_script_build-0123456789abcdef"],
+            vec![
+                "/t/w/deps/ticklab_www.wasm",
+                "/t/w/deps/libticklab_www-0123456789abcdef.rlib",
+            ],
+        ] {
+            assert_eq!(artifact_of(&files).as_deref(), Some(hash), "{files:?}");
+        }
+        assert_eq!(
+            artifact_of(&["/t/w/ticklab_www.wasm", "/t/x/my-tool"]),
+            None
+        );
     }
 
     #[test]

@@ -13,6 +13,7 @@ mod install;
 mod lab;
 mod ledger;
 mod load;
+mod load_bench;
 mod shot;
 mod suite;
 mod tools;
@@ -72,6 +73,9 @@ fn main() -> ExitCode {
         Task::Bench {
             part: Some(BenchPart::Class),
         } => bench::alone("class"),
+        Task::Bench {
+            part: Some(BenchPart::Load),
+        } => bench::alone("load"),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

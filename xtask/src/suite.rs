@@ -25,8 +25,12 @@ pub fn run(beside: usize) -> Result<(), String> {
     let total = started.elapsed().as_secs_f64();
     eprintln!("{}", LEDGER.table(total));
     let (passed, failed) = result?;
-    let units = LEDGER.once_each()?;
-    eprintln!("{units} crate targets compiled, none twice for one platform and profile");
+    let (units, variants) = LEDGER.once_each()?;
+    eprintln!(
+        "{units} crate targets compiled, none twice for one platform and profile \
+         ({variants} of the build machine's build scripts and macros, and the page's \
+         modules, in a variant for each platform's features)"
+    );
     eprintln!("\nall checks passed in {total:.0} s");
     // One closing line for the whole suite, after the many lines of cargo's test binaries.
     println!("tests: {passed} passed, {failed} failed");

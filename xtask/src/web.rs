@@ -78,11 +78,15 @@ pub fn locked_version(package: &str) -> Result<String, String> {
 }
 
 fn cargo_bin(name: &str) -> PathBuf {
-    let home = std::env::var_os("CARGO_HOME")
+    cargo_home().join("bin").join(name)
+}
+
+/// Cargo's home, where it keeps the registry's sources.
+fn cargo_home() -> PathBuf {
+    std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
-        .unwrap_or_else(|| PathBuf::from(".cargo"));
-    home.join("bin").join(name)
+        .unwrap_or_else(|| PathBuf::from(".cargo"))
 }
 
 /// A tool from `cargo install`: on PATH, or in cargo's bin directory.
@@ -224,6 +228,35 @@ pub fn build_with(features: &[&str]) -> Result<Weight, String> {
     build_page(features, &ensure_wasm_bindgen)
 }
 
+/// One of the page's wasm modules: `package`'s library with `features`, in the size-first
+/// profile.
+fn build_module(package: &str, features: &str, what: &str) -> Result<(), String> {
+    // The registry's sources named without cargo's home, wherever it is: the page's bytes
+    // are then the same on every machine (its panics name the files), and fewer.
+    let remap = format!(
+        "target.{WASM}.rustflags=[\"--remap-path-prefix={}=\"]",
+        cargo_home().join("registry").join("src").display()
+    );
+    crate::ledger::cargo(
+        &format!("build {what}"),
+        crate::ledger::command(&[
+            "--config",
+            &remap,
+            "build",
+            "-p",
+            package,
+            "--lib",
+            "--target",
+            WASM,
+            "--profile",
+            "wasm",
+            "--features",
+            features,
+        ]),
+    )
+    .map(|_| ())
+}
+
 /// [`build_with`], wasm-bindgen's command line (at the crate's version) asked of `bindgen`
 /// once both modules are compiled, so the test command compiles them while it installs.
 pub fn build_page(
@@ -240,21 +273,7 @@ pub fn build_page(
         ("ticklab-www", features.as_str(), "the lab's wasm"),
     ];
     for (package, features, what) in modules {
-        crate::ledger::cargo(
-            &format!("build {what}"),
-            crate::ledger::command(&[
-                "build",
-                "-p",
-                package,
-                "--lib",
-                "--target",
-                WASM,
-                "--profile",
-                "wasm",
-                "--features",
-                features,
-            ]),
-        )?;
+        build_module(package, features, what)?;
     }
     let bindgen = bindgen()?;
     for (package, _, what) in modules {

@@ -337,6 +337,13 @@ struct Starving {
     too_busy: bool,
 }
 
+/// Whether a tick is no more than the GCD of intervals a thousand times longer: the data's
+/// step, no evidence of the clock's (a 4 ms coarse clock beside two busy loops once gave
+/// 1 ns, "finer than claimed", its step a few tenths of a ns off whole, updates missed).
+fn unfounded(e: &TickEstimate) -> bool {
+    !e.found() || e.smallest_nonzero >= UNFOUNDED_RATIO * e.tick
+}
+
 /// The estimate over `all` intervals, or over those no gap starved when gaps set some
 /// aside (`set_aside` of `of`), with the caveat that says which.
 #[allow(clippy::too_many_arguments)]
@@ -354,10 +361,6 @@ fn starving(
     let (mut caveats, mut too_busy) = (Vec::new(), false);
     let (lost_s, longest_s) = (gaps.lost_s, gaps.longest_s);
     let share = gaps.share().unwrap_or(0.0);
-    // A tick no more than the GCD of intervals a thousand times longer: the data's step,
-    // no evidence of the clock's (a 4 ms coarse clock beside two busy loops once gave 1 ns,
-    // "finer than claimed", its step a few tenths of a ns off whole and updates missed).
-    let unfounded = |e: &TickEstimate| !e.found() || e.smallest_nonzero >= UNFOUNDED_RATIO * e.tick;
     if set_aside == 0 {
         // No interval straddled a gap that hid a tick, yet the gaps took much of the run
         // and the tick is unfounded: the reader missed updates in ways no single interval
