@@ -614,15 +614,20 @@ mod tests {
         }
     }
 
-    /// No grid fits and the gaps took half the run: too busy to tell, with the reason; the
-    /// same intervals on a quiet run give the data's step, as they should.
-    #[test]
-    fn no_grid_on_a_run_half_lost_is_too_busy_not_the_data_s_step() {
+    /// A clock counting whole ns, and the tick experiment's options.
+    fn coarse() -> (ClockInfo, TickOptions) {
         let period = CountPeriod::Exact {
             ns: Ratio::new(1, 1).unwrap(),
         };
         let info = ClockInfo::new("coarse", ClockKind::Monotonic, period);
-        let opts = TickOptions::new(Budget::new(1.0, 1000).unwrap());
+        (info, TickOptions::new(Budget::new(1.0, 1000).unwrap()))
+    }
+
+    /// No grid fits and the gaps took half the run: too busy to tell, with the reason; the
+    /// same intervals on a quiet run give the data's step, as they should.
+    #[test]
+    fn no_grid_on_a_run_half_lost_is_too_busy_not_the_data_s_step() {
+        let (info, opts) = coarse();
         let all = off_grid();
         let busy = starving(&info, &all, Vec::new, 0, 40, 0, &gaps(0.15), &opts).unwrap();
         assert!(busy.too_busy);
@@ -642,11 +647,7 @@ mod tests {
     /// loops once).
     #[test]
     fn a_grid_of_the_clean_intervals_beats_the_data_s_step_of_all() {
-        let period = CountPeriod::Exact {
-            ns: Ratio::new(1, 1).unwrap(),
-        };
-        let info = ClockInfo::new("coarse", ClockKind::Monotonic, period);
-        let opts = TickOptions::new(Budget::new(1.0, 1000).unwrap());
+        let (info, opts) = coarse();
         let clean: Vec<u64> = (0..30).map(|i| 4_000_000 * (1 + i % 3)).collect();
         let mut all = clean.clone();
         all.extend(off_grid());
