@@ -212,6 +212,9 @@ pub fn cargo(what: &str, mut command: Command) -> Result<Outcome, String> {
         eprintln!("\n== [{}] {what}: {}", crate::at(), shown.join(" "));
         let mut child = command
             .arg("--message-format=json-render-diagnostics")
+            // Each crate is compiled once a run: incremental state (GBs on a clean clone)
+            // would serve only the next run's edits, at the cost of the disk this one needs.
+            .env("CARGO_INCREMENTAL", "0")
             .stdout(Stdio::piped())
             .spawn()
             .map_err(|e| format!("{what}: cannot start {}: {e}", shown[0]))?;
