@@ -370,7 +370,12 @@ fn fit_every_workload() {
         let r = Report::from_json(&json).unwrap();
         let f = &r.clocks[0].fits[0];
         assert_eq!(f.workload, w);
-        assert!(f.slope_ns.unwrap() > 0.0, "{w}: {:?}", f.slope_ns);
+        assert!(
+            f.slope_ns.is_some_and(|s| s > 0.0),
+            "{w}: {:?}, {:?}",
+            f.slope_ns,
+            f.caveats
+        );
     }
     let t = stdout_of(&[
         "fit",
