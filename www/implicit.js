@@ -44,12 +44,17 @@ function cssClock() {
   return e;
 }
 
-// Readings in the clock's raw unit, each taken in a task of its own, for `seconds`.
-export async function perTask(id, seconds, nextTask, onProgress) {
+// Readings in the clock's raw unit, each taken after `wait` (a task, or a frame: rAF reads its
+// timestamp), for `seconds`.
+export async function perTask(id, seconds, wait, onProgress) {
   let css = null;
   const read = {
+    "rAF": (frame) => frame,
     "timeline.currentTime": () => document.timeline.currentTime,
     "css-animation": () => parseFloat(getComputedStyle(css).textIndent),
+    "audio.currentTime": () => state.audio.currentTime,
+    "audio.contextTime": () => state.audio.getOutputTimestamp().contextTime,
+    "audio.performanceTime": () => state.audio.getOutputTimestamp().performanceTime,
   }[id];
   if (id === "css-animation") css = cssClock();
   const readings = [];
@@ -57,8 +62,7 @@ export async function perTask(id, seconds, nextTask, onProgress) {
   const end = t0 + seconds * 1000;
   try {
     while (performance.now() < end && !state.cancelled) {
-      await nextTask();
-      const v = read();
+      const v = read(await wait());
       if (typeof v === "number" && v === v) readings.push(v);
       if (readings.length % 64 === 0) onProgress((performance.now() - t0) / (end - t0));
     }

@@ -79,13 +79,7 @@ function renderContext() {
 
 function settingsObject() {
   const f = new FormData($("settings"));
-  return {
-    tick_s: String(f.get("tick_s") ?? ""),
-    overhead_s: String(f.get("overhead_s") ?? ""),
-    fit_s: String(f.get("fit_s") ?? ""),
-    sample_s: String(f.get("sample_s") ?? ""),
-    workload: String(f.get("workload") ?? ""),
-  };
+  return Object.fromEntries(["tick_s", "overhead_s", "fit_s", "sample_s", "workload"].map((k) => [k, String(f.get(k) ?? "")]));
 }
 
 // The tables' headers, in the command's words.
@@ -121,10 +115,16 @@ function renderChoice() {
 
 // ---------- running ----------
 
-function newWorker() {
-  if (state.worker) state.worker.terminate();
-  state.worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
-  return state.worker;
+// The lab's workers by name: "worker" spins on real clocks, "simulated" on simulated time
+// beside it (its budgets are in simulated time, so sharing a core changes none of it).
+const workers = {};
+const aborts = {};
+function newWorker(name = "worker") {
+  if (workers[name]) workers[name].terminate();
+  const w = (workers[name] = new Worker(new URL("./worker.js", import.meta.url), { type: "module" }));
+  // The page's compiled module: compiled once, and its optimised code shared.
+  w.postMessage({ module: state.module });
+  return w;
 }
 
 // A run stopped by the visitor: told apart from a failure by its type, not its words.
@@ -134,14 +134,14 @@ class Cancelled extends Error {}
 // may shorten the wait, self.ticklabWorkerSilenceMs: the death is under test, not 20 s.)
 const WORKER_SILENCE_MS = 20000;
 
-function runInWorker(id, settings, fit, onProgress, extra = {}) {
+function runInWorker(id, settings, fit, onProgress, extra = {}, name = "worker") {
   return new Promise((resolve, reject) => {
-    const w = state.worker || newWorker();
+    const w = workers[name] || newWorker(name);
     let timer = null;
     const fail = (why) => {
       clearTimeout(timer);
       // Terminating is the only way to stop a spinning worker at once.
-      newWorker();
+      newWorker(name);
       reject(why instanceof Error ? why : new Error(why));
     };
     const watch = () => {
@@ -150,7 +150,7 @@ function runInWorker(id, settings, fit, onProgress, extra = {}) {
       timer = setTimeout(() => fail(`the worker gave no sign of life for ${silence / 1000} s`), silence);
     };
     watch();
-    state.abort = () => fail(new Cancelled());
+    aborts[name] = () => fail(new Cancelled());
     w.onmessage = (ev) => {
       const m = ev.data;
       if (m.id !== id) return;
@@ -182,35 +182,13 @@ const nextTask = (() => {
 
 // Readings of a clock the page cannot spin on, taken when the browser lets it.
 async function sample(id, seconds, onProgress, woken) {
-  if (id === "timeline.currentTime" || id === "css-animation") return perTask(id, seconds, nextTask, onProgress);
   if (id === "audio-worklet.currentFrame") return workletFrames(seconds, woken);
   if (id === "event-timing") return eventDurations(seconds, woken);
-  const readings = [];
-  const t0 = performance.now();
-  const end = t0 + seconds * 1000;
-  const read = {
-    "rAF": null,
-    "audio.currentTime": () => state.audio.currentTime,
-    "audio.contextTime": () => state.audio.getOutputTimestamp().contextTime,
-    "audio.performanceTime": () => state.audio.getOutputTimestamp().performanceTime,
-  }[id];
-  if (id === "rAF") {
-    // Frames stop in a hidden tab; the timeout keeps the budget.
-    while (performance.now() < end && !state.cancelled) {
-      const ts = await Promise.race([nextFrame(), new Promise((r) => setTimeout(() => r(null), 50))]);
-      if (ts !== null) readings.push(ts);
-      onProgress((performance.now() - t0) / (end - t0));
-    }
-  } else {
-    while (performance.now() < end && !state.cancelled) {
-      await nextTask();
-      const v = read();
-      if (v !== undefined && v !== null) readings.push(v);
-      if (readings.length % 64 === 0) onProgress((performance.now() - t0) / (end - t0));
-    }
-  }
+  // Frames stop in a hidden tab; the timeout keeps the budget.
+  const frame = () => Promise.race([nextFrame(), new Promise((r) => setTimeout(() => r(null), 50))]);
+  const out = await perTask(id, seconds, id === "rAF" ? frame : nextTask, onProgress);
   if (state.cancelled) throw new Cancelled();
-  return { readings, elapsed: (performance.now() - t0) / 1000 };
+  return out;
 }
 
 function chosen() {
@@ -223,9 +201,12 @@ function chosen() {
 // the summary rows the Lab returns with the result it keeps, or null when the run was
 // cancelled meanwhile. `run` holds the form as checked, the wake-up of Cancel and this
 // clock's progress.
+// Spun on in the worker of its place's name.
+const spun = async (entry, fit, run) =>
+  state.lab.add_result(entry.id, await runInWorker(entry.id, run.settings, fit, run.progress, {}, entry.runs_in));
 const measureIn = {
-  worker: async (entry, fit, run) =>
-    state.lab.add_result(entry.id, await runInWorker(entry.id, run.settings, fit, run.progress)),
+  worker: spun,
+  simulated: spun,
   main: async (entry, fit, run) => {
     // Let the status paint before the page is busy; a hidden tab paints no frame.
     await Promise.race([nextFrame(), new Promise((r) => setTimeout(r, 50)), run.woken]);
@@ -275,6 +256,7 @@ async function startRun() {
   $("cancel").disabled = false;
   state.lab.start();
   state.measured = 0;
+  $("progress").value = 0;
   state.hasReport = false;
   renderSummary();
   // Cancel must not wait for anything the run awaits: it resolves this at once.
@@ -288,12 +270,13 @@ async function startRun() {
 }
 
 // One clock's experiments, its rows shown; false when the run was cancelled.
-async function runJob(run, { entry, fit }) {
+// Sampled clocks run beside the worker's: they leave the status line to it (`say` false),
+// and the bar moves only forward.
+async function runJob(run, { entry, fit }, say = true) {
   if (state.cancelled) return false;
-  const progress = (f) => {
-    $("progress").value = (run.done + Math.min(1, Math.max(0, f))) / run.jobs.length;
-  };
-  status(`Measuring ${entry.name}…`);
+  const bar = (f) => { $("progress").value = Math.max($("progress").value, (run.done + f) / run.jobs.length); };
+  const progress = (f) => bar(Math.min(1, Math.max(0, f)));
+  if (say) status(`Measuring ${entry.name}…`);
   const started = performance.now();
   let rows;
   try {
@@ -306,7 +289,7 @@ async function runJob(run, { entry, fit }) {
   state.measured += 1;
   (self.ticklabTimes.clocks ||= {})[entry.id] = performance.now() - started;
   run.done += 1;
-  $("progress").value = run.done / run.jobs.length;
+  bar(0);
   renderSummary(rows);
   if (self.ticklabTimes.firstResultMs === undefined) self.ticklabTimes.firstResultMs = performance.now();
   return true;
@@ -317,14 +300,20 @@ async function runAll(ev) {
   const run = await startRun();
   if (!run) return;
   const runsIn = (...places) => run.jobs.filter((j) => places.includes(j.entry.runs_in));
-  for (const job of runsIn("worker", "main")) {
+  // The page's own thread spun on first: it freezes the page, so nothing waits beside it.
+  for (const job of runsIn("main")) {
     if (!(await runJob(run, job))) break;
   }
-  // The clocks the page samples wait on frames and tasks, not on one another: read together,
-  // they take one sampling budget, not one each.
+  // The clocks the page samples wait on frames and tasks, not on one another nor on the
+  // workers' spinning (other threads): read together, beside them, they take one sampling
+  // budget, not one each after the workers'.
   if (!state.cancelled) {
-    status("Sampling the frame, audio and animation clocks…");
-    await Promise.all(runsIn("sampled").map((job) => runJob(run, job)));
+    const spin = async (place, say) => {
+      for (const job of runsIn(place)) {
+        if (!(await runJob(run, job, say))) break;
+      }
+    };
+    await Promise.all([spin("worker", true), spin("simulated", false), ...runsIn("sampled").map((job) => runJob(run, job, false))]);
   }
   // Counts of messages and timeouts are as fast as the thread they wait on is free: alone
   // after the sampling (beside it, a setTimeout chain ran 4.1 to 7.8 ms a step, alone 4.0).
@@ -364,7 +353,7 @@ function cancel() {
   self.ticklabTimes.cancelAt = performance.now();
   state.cancelled = true;
   if (state.wake) state.wake();
-  if (state.abort) state.abort();
+  for (const abort of Object.values(aborts)) abort();
   status("Cancelling…");
 }
 
@@ -411,13 +400,11 @@ function renderDetailChoice() {
 function renderDetail() {
   const id = $("detail-clock").value;
   const d = id ? state.lab.detail(id) : null;
-  $("tick-detail").hidden = !(d && d.tick);
-  $("overhead-detail").hidden = !(d && d.overhead);
-  $("fit-detail").hidden = !(d && d.fit);
+  for (const k of ["tick", "overhead", "fit"]) {
+    $(`${k}-detail`).hidden = !d?.[k];
+    if (d?.[k]) $(`${k}-text`).textContent = d[k];
+  }
   if (!d) return;
-  if (d.tick) $("tick-text").textContent = d.tick;
-  if (d.overhead) $("overhead-text").textContent = d.overhead;
-  if (d.fit) $("fit-text").textContent = d.fit;
   // Each canvas plot-V shows view V when the Lab says this clock has it: a new view is its
   // plot and its figure in index.html, nothing here.
   for (const c of $("details").querySelectorAll("canvas[id^='plot-']")) {
@@ -460,7 +447,8 @@ function exportCsv() {
 export async function start({ wasm, stopHeadline, takeOver, runAsked }) {
   state.stopHeadline = stopHeadline;
   try {
-    await init({ module_or_path: wasm });
+    state.module = await WebAssembly.compileStreaming(wasm ?? fetch(new URL("./pkg/ticklab_www_bg.wasm", import.meta.url)));
+    await init({ module_or_path: state.module });
   } catch (e) {
     showError(`The lab could not load its WebAssembly module: ${e.message || e}`);
     document.body.dataset.state = "failed";

@@ -6,11 +6,13 @@
 import init, { answer, Message } from "./pkg/ticklab_www.js";
 import { pingPong } from "./counting.js";
 
-const ready = init();
+let ready;
 const post = (m) => self.postMessage(m);
 
 self.onmessage = async (ev) => {
   const ask = ev.data;
+  // The page's compiled module comes first.
+  if (ask.module) return void (ready = init({ module_or_path: ask.module }));
   try {
     await ready;
     if (ask.kind === Message.Count) {

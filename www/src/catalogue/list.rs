@@ -222,7 +222,7 @@ fn simulated(push: &mut Push<'_>) {
             ClockInfo::new(name, ClockKind::Synthetic, CountPeriod::NANOSECOND)
                 .with_description(description)
                 .with_claim(claim_ns, "synthetic: its definition"),
-            Place::Worker,
+            Place::Simulated,
             false,
             false,
             None,

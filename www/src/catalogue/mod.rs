@@ -191,6 +191,9 @@ impl<'de> Deserialize<'de> for ClockId {
 pub enum Place {
     /// Spun on in the lab's worker.
     Worker,
+    /// Spun on over simulated time, in a worker of its own beside the lab's: its budgets
+    /// are kept in simulated time, so sharing the machine changes nothing it finds.
+    Simulated,
     /// Spun on in the page's main thread, briefly (the page is frozen meanwhile).
     Main,
     /// Read at moments the browser chooses (frames, tasks), on the main thread.
@@ -264,7 +267,7 @@ impl Entry {
             (ClockId::EventTiming, _) => ReadAs::Durations,
             (_, Place::Counted) => ReadAs::Counted,
             (_, Place::Sampled) => ReadAs::AtItsMoments,
-            (_, Place::Worker | Place::Main) => ReadAs::AtWill,
+            (_, Place::Worker | Place::Simulated | Place::Main) => ReadAs::AtWill,
         }
     }
 }
@@ -302,23 +305,29 @@ mod tests {
         let table = &table[..table.find("\n};").unwrap()];
         let mut keys: Vec<&str> = table
             .lines()
-            .filter_map(|l| l.strip_prefix("  ")?.split_once(": async").map(|(k, _)| k))
+            .filter_map(|l| l.strip_prefix("  ")?.split_once(": ").map(|(k, _)| k))
             .filter(|k| k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
             .collect();
         keys.sort();
         // A new place fails to compile here until it is in the list below.
         let _every = |p: Place| match p {
-            Place::Worker | Place::Main | Place::Sampled | Place::Counted => (),
+            Place::Worker | Place::Simulated | Place::Main | Place::Sampled | Place::Counted => (),
         };
-        let mut places: Vec<String> = [Place::Worker, Place::Main, Place::Sampled, Place::Counted]
-            .iter()
-            .map(|p| {
-                serde_json::to_string(p)
-                    .unwrap()
-                    .trim_matches('"')
-                    .to_string()
-            })
-            .collect();
+        let mut places: Vec<String> = [
+            Place::Worker,
+            Place::Simulated,
+            Place::Main,
+            Place::Sampled,
+            Place::Counted,
+        ]
+        .iter()
+        .map(|p| {
+            serde_json::to_string(p)
+                .unwrap()
+                .trim_matches('"')
+                .to_string()
+        })
+        .collect();
         places.sort();
         assert_eq!(keys, places);
     }

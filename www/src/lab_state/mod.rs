@@ -120,6 +120,7 @@ pub struct LabState {
 fn place_label(p: Place) -> &'static str {
     match p {
         Place::Worker => "worker",
+        Place::Simulated => "its own worker",
         Place::Main => "main thread",
         Place::Sampled => "sampled per frame or task",
         Place::Counted => "counted against performance.now",
