@@ -1,7 +1,7 @@
 // Compare: a class's reports side by side (read into digests in a worker of their own),
 // the server's own report, and a result link.
 import { $, el, showError } from "./page.js";
-import { download, state } from "./lab-state.js";
+import { download, labWorker, state } from "./lab-state.js";
 import { Message } from "./pkg/ticklab_www.js";
 
 const NATIVE_REPORT = "native/report.json";
@@ -10,7 +10,7 @@ const NATIVE_REPORT = "native/report.json";
 // students' files never hold up the page.
 function digestInWorker(items) {
   return new Promise((resolve) => {
-    const w = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+    const w = labWorker();
     const done = (out) => { w.terminate(); resolve(out); };
     w.onmessage = (ev) => done(ev.data.kind === Message.Digested ? ev.data.out
       : items.map(({ name }) => ({ name, error: ev.data.message })));

@@ -1,7 +1,7 @@
 // Timings measured elsewhere, analysed as `ticklab analyze` does, and the playground: a
 // simulated clock whose knobs the visitor turns.
 import { $, el } from "./page.js";
-import { plot, sizeCanvas, state } from "./lab-state.js";
+import { labWorker, plot, sizeCanvas, state } from "./lab-state.js";
 import { Message } from "./pkg/ticklab_www.js";
 
 export async function analyzeInput(ev) {
@@ -78,7 +78,7 @@ function runPlay() {
   play.pending = null;
   play.busy = true;
   if (!play.worker) {
-    play.worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+    play.worker = labWorker();
     play.worker.onerror = (ev) => { ev.preventDefault(); $("play-text").textContent = "the worker could not start"; };
   }
   play.worker.onmessage = (ev) => {

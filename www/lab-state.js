@@ -14,7 +14,8 @@ export const state = {
   columns: { summary: [], matrix: [], figures: [] },
   // Stops the first answer's refinement, which would spin beside a run.
   stopHeadline: () => {},
-  worker: null,
+  // The lab's wasm module, compiled once by the page and handed to every worker.
+  module: null,
   // The counter worker and its SharedArrayBuffer: { worker, sab }.
   counter: null,
   audio: null,
@@ -27,6 +28,14 @@ export const state = {
 
 // A canvas as wide as its column, in device pixels: the Lab lays the plot out in CSS
 // pixels and scales it by devicePixelRatio, so it stays sharp on a phone.
+// A worker of the lab's (worker.js), given the page's compiled module: compiled once, its
+// optimised code shared.
+export function labWorker() {
+  const w = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+  w.postMessage({ module: state.module });
+  return w;
+}
+
 export function sizeCanvas(c) {
   c.dataset.aspect ??= String(c.height / c.width);
   const w = Math.max(280, c.parentElement.clientWidth || 640);

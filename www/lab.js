@@ -5,7 +5,7 @@
 // only read the page's clocks, move data and build DOM.
 import init, { Lab, Message } from "./pkg/ticklab_www.js";
 import { $, becomeIsolated, el, noteError, showError, status } from "./page.js";
-import { download, plot, state } from "./lab-state.js";
+import { download, labWorker, plot, state } from "./lab-state.js";
 import { clearCompare, exportMatrix, fetchNative, loadFiles, openLink, renderCompare, shareLink, sortBy } from "./compare.js";
 import { analyzeInput, startPlayground } from "./explore.js";
 import { apis, eventDurations, perTask, timeoutChain, watchEvents, workletFrames } from "./implicit.js";
@@ -121,10 +121,7 @@ const workers = {};
 const aborts = {};
 function newWorker(name = "worker") {
   if (workers[name]) workers[name].terminate();
-  const w = (workers[name] = new Worker(new URL("./worker.js", import.meta.url), { type: "module" }));
-  // The page's compiled module: compiled once, and its optimised code shared.
-  w.postMessage({ module: state.module });
-  return w;
+  return (workers[name] = labWorker());
 }
 
 // A run stopped by the visitor: told apart from a failure by its type, not its words.
