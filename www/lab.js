@@ -296,27 +296,23 @@ async function runAll(ev) {
   const run = await startRun();
   if (!run) return;
   const runsIn = (place) => run.jobs.filter((j) => j.entry.runs_in === place);
-  // The page's own thread spun on first: it freezes the page, so nothing waits beside it.
-  for (const job of runsIn("main")) {
-    if (!(await runJob(run, job))) break;
-  }
+  const spin = async (place, quiet, worker = place) => {
+    for (const job of runsIn(place)) {
+      if (!(await runJob(run, job, quiet, worker))) break;
+    }
+  };
   // The clocks the page samples wait on frames and tasks, not on one another nor on the
   // workers' spinning (other threads): read together, beside them, they take one sampling
-  // budget, not one each after the workers'.
-  if (!state.cancelled) {
-    const spin = async (place, quiet, worker = place) => {
-      for (const job of runsIn(place)) {
-        if (!(await runJob(run, job, quiet, worker))) break;
-      }
-    };
-    // WebKit says 4 on two cores.
-    const beside = navigator.hardwareConcurrency > 4;
-    await Promise.all([
-      spin("worker").then(() => beside || spin("simulated", 0, "worker")),
-      beside && spin("simulated", 1),
-      ...runsIn("sampled").map((job) => runJob(run, job, 1)),
-    ]);
-  }
+  // budget, not one each after the workers'. WebKit says 4 cores on two.
+  const beside = navigator.hardwareConcurrency > 4;
+  await Promise.all([
+    spin("worker").then(() => beside || spin("simulated", 0, "worker")),
+    beside && spin("simulated", 1),
+    ...runsIn("sampled").map((job) => runJob(run, job, 1)),
+  ]);
+  // The page's own thread spun on after them: it freezes the page (Cancel waits for it),
+  // so nothing waits beside it, and not in a run's first moments.
+  await spin("main");
   // Counts of messages and timeouts are as fast as the thread they wait on is free: alone
   // after the sampling (beside it, a setTimeout chain ran 4.1 to 7.8 ms a step, alone 4.0).
   if (!state.cancelled) {
