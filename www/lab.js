@@ -116,9 +116,10 @@ function renderChoice() {
 // ---------- running ----------
 
 // The lab's workers by name: "worker" spins on real clocks, "simulated" on simulated time
-// beside it where the machine has cores to spare, more than 4 (its budgets are in simulated time, so
-// sharing a core changes none of its figures; on two cores a second spinning worker starved
-// the page's thread for 381 ms and slowed WebKit's worker's reads tenfold).
+// (its budgets are simulated time, so sharing a core changes none of its figures). Never
+// two spinning beside the page's thread on a machine of 4 cores or fewer: on two, a second
+// spinning worker starved the page's thread for 381 ms and slowed WebKit's worker's reads
+// tenfold.
 const workers = {};
 const aborts = {};
 function newWorker(name = "worker") {
@@ -301,19 +302,23 @@ async function runAll(ev) {
       if (!(await runJob(run, job, quiet, worker))) break;
     }
   };
-  // WebKit says 4 cores on two.
+  // The simulated clocks' budgets are simulated time, so sharing a core changes none of
+  // their figures: in a worker of their own, beside the real clocks where cores are to
+  // spare (WebKit says 4 on two), else once those are done, beside the page's own thread
+  // and its sampling (one spinning worker, as during the real clocks).
   const beside = navigator.hardwareConcurrency > 4;
-  await Promise.all([
-    spin("worker").then(() => beside || spin("simulated", 0, "worker")),
-    beside && spin("simulated", 1),
-  ]);
-  // The page's own thread, spun on alone: it freezes the page (Cancel waits for it).
+  const real = spin("worker");
+  const simulated = beside ? spin("simulated", 1) : real.then(() => spin("simulated", 1));
+  await real;
+  // The page's own thread, spun on after the real clocks: it freezes the page (Cancel waits
+  // for it).
   await spin("main");
   // The clocks the page samples wait on frames and tasks, not on one another: read together,
-  // they take one sampling budget, not one each. Not beside the worker's: their results,
+  // they take one sampling budget, not one each. Not beside the real clocks: their results,
   // drawn as they came in together, held the page 250 ms early in a run, where Cancel
   // must be answered at once.
   await Promise.all(runsIn("sampled").map((job) => runJob(run, job)));
+  await simulated;
   // Counts of messages and timeouts are as fast as the thread they wait on is free: alone
   // after the sampling (beside it, a setTimeout chain ran 4.1 to 7.8 ms a step, alone 4.0).
   if (!state.cancelled) {
