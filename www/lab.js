@@ -306,9 +306,8 @@ async function runAll(ev) {
   // their figures: in a worker of their own, beside the real clocks where cores are to
   // spare (WebKit says 4 on two), else once those are done, beside the page's own thread
   // and its sampling (one spinning worker, as during the real clocks).
-  const beside = navigator.hardwareConcurrency > 4;
   const real = spin("worker");
-  const simulated = beside ? spin("simulated", 1) : real.then(() => spin("simulated", 1));
+  const simulated = Promise.resolve(navigator.hardwareConcurrency > 4 || real).then(() => spin("simulated", 1));
   await real;
   // The page's own thread, spun on after the real clocks: it freezes the page (Cancel waits
   // for it).
