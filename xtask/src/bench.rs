@@ -474,7 +474,7 @@ async fn full_run_figures(
     let mut f = Figure::new(
         5,
         format!("{label}: the page's full run (every clock, default settings)"),
-        "≤ 3 s",
+        format!("≤ {PAGE_RUN_S} s"),
         run_s.map_or("not measured".into(), |s| format!("{s:.1} s")),
         Some(state == "done" && run_s.is_some_and(|s| s <= PAGE_RUN_S)),
     );
@@ -630,26 +630,21 @@ fn browsers_figure(bin: &Path, drivers: &crate::browsers::Drivers, dir: &Path) -
                 .join(", ")
         })
         .unwrap_or_default();
+    let target = format!("≤ {BROWSERS_S} s");
     match out {
         Ok(o) if o.status.success() => {
-            let mut f = Figure::new(
-                5,
-                name,
-                "≤ 30 s",
-                format!("{s:.1} s"),
-                Some(s <= BROWSERS_S),
-            );
+            let mut f = Figure::new(5, name, target, format!("{s:.1} s"), Some(s <= BROWSERS_S));
             f.note = format!("each column (a browser's start in its first): {runs}");
             f
         }
         Ok(o) => {
-            let mut f = Figure::new(5, name, "≤ 30 s", "not measured".into(), Some(false));
+            let mut f = Figure::new(5, name, target, "not measured".into(), Some(false));
             let err = String::from_utf8_lossy(&o.stderr);
             f.note = err.lines().last().unwrap_or("it failed").to_string();
             f
         }
         Err(e) => {
-            let mut f = Figure::new(5, name, "≤ 30 s", "not measured".into(), Some(false));
+            let mut f = Figure::new(5, name, target, "not measured".into(), Some(false));
             f.note = format!("{}: {e}", bin.display());
             f
         }
