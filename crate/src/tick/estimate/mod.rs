@@ -367,12 +367,14 @@ fn estimate_prepared(
             format!("a step of {step}; expected finite and positive"),
         ));
     }
-    let space = Space {
+    let mut space = Space {
         grid: quantum.on_grid(),
         q_tol: if quantum.on_grid() { 1.0 - 1e-6 } else { 1.0 },
         rel: opts.rel_tolerance,
+        unit: 1.0,
     };
     let u = in_steps(p, step, &space)?;
+    space.unit = common_steps(&u, &space);
     let gaps = small_gaps(&u, space.q_tol * 0.5);
     let mut est = unanswered(p, &u, &gaps, quantum);
     if u[u.len() - 1] - u[0] < space.q_tol {
@@ -423,6 +425,24 @@ fn in_steps(p: &Prepared, step: f64, space: &Space) -> Result<Vec<f64>> {
         }));
     }
     Ok(u)
+}
+
+/// The steps every value on a grid is a whole multiple of (their exact GCD), 1 off a grid
+/// or past doubles' whole numbers.
+#[inline(always)] // one caller: a stage of it, named
+fn common_steps(u: &[f64], space: &Space) -> f64 {
+    const EXACT: f64 = (1u64 << 53) as f64;
+    if !space.grid || u[u.len() - 1] >= EXACT {
+        return 1.0;
+    }
+    let mut g = 0u64;
+    for &x in u {
+        g = crate::clock::gcd(g, x as u64);
+        if g == 1 {
+            break;
+        }
+    }
+    g.max(1) as f64
 }
 
 /// The estimate before any tick is judged: the quantum, what the values are, and the

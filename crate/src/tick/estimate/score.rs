@@ -27,6 +27,9 @@ pub(super) struct Space {
     pub(super) q_tol: f64,
     /// The relative tolerance for coarse clocks' jitter.
     pub(super) rel: f64,
+    /// On a grid, the steps every value is a whole multiple of (4 when counts are all
+    /// multiples of 4): the data's own grid, 1 when the quantum is all they share.
+    pub(super) unit: f64,
 }
 
 impl Space {
@@ -38,7 +41,9 @@ impl Space {
     /// anywhere nearby: on a grid, the grid points within `tol` of k·τ over those nearer k
     /// than any other multiple (a tick of 3 steps explains a third of the integers exactly,
     /// not two thirds; a tick a hair off 2 steps explains nearly all of them far out); off a
-    /// grid, 2·tol/τ.
+    /// grid, 2·tol/τ. A tick coarser than the values' own grid is held against that grid:
+    /// of values that are all multiples of 4, a tick of 8 explains half by chance, not an
+    /// eighth, while 4 itself stands out against the quantum.
     pub(super) fn chance_at(&self, tau: f64, tol: f64, k: f64) -> f64 {
         if 2.0 * tol >= tau {
             return 1.0;
@@ -46,6 +51,12 @@ impl Space {
         if !self.grid {
             return 2.0 * tol / tau;
         }
+        let g = if tau >= 1.5 * self.unit {
+            self.unit
+        } else {
+            1.0
+        };
+        let (tau, tol) = (tau / g, tol / g);
         // The grid points within `tol` of k·τ, over those that round to k at all.
         let c = k * tau;
         let near = -flo(-(c + tol)) - flo(c - tol) - 1.0;

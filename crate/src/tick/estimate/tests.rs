@@ -14,6 +14,7 @@ fn chance_on_a_grid_counts_grid_points() {
         grid: true,
         q_tol: 1.0 - 1e-6,
         rel: 0.0,
+        unit: 1.0,
     };
     let spread: Vec<f64> = (1..4000).map(f64::from).collect();
     // A whole tick of 3 steps explains a third of the integers, exactly.
@@ -27,6 +28,12 @@ fn chance_on_a_grid_counts_grid_points() {
     assert!(s.chance(2.000_000_001, s.q_tol, &far) > 0.95);
     let f = Space { grid: false, ..s };
     assert!((f.chance(100.0, 1.0, &spread) - 0.02).abs() < 1e-12);
+    // Values all multiples of 4 steps: 4 against the steps, 8 and 12 against the 4s.
+    let fours: Vec<f64> = (1..4000).map(|k| f64::from(4 * k)).collect();
+    let g = Space { unit: 4.0, ..s };
+    assert!((g.chance(4.0, g.q_tol, &fours) - 0.25).abs() < 1e-3);
+    assert!((g.chance(8.0, g.q_tol, &fours) - 0.5).abs() < 1e-3);
+    assert!((g.chance(12.0, g.q_tol, &fours) - 1.0 / 3.0).abs() < 1e-3);
 }
 
 #[test]
@@ -347,4 +354,31 @@ fn an_exact_gcd_keeps_no_caveat_of_another_tick() {
         (2.0, 0.0, Method::ExactGcd)
     );
     assert!(e.caveats.is_empty(), "{:?}", e.caveats);
+}
+
+/// Counts that are all multiples of 4, twelve of thirteen multiples of 8 (a draw of 1 in
+/// 600 from a tick of 4): half of them are multiples of 8 by chance, so 8 is no tick and the
+/// GCD is. A hundred intervals of which one is off the 8s show it far beyond chance: 8, with
+/// the GCD named as spoiled. Written as a file's whole numbers, the same.
+#[test]
+fn a_tick_coarser_than_the_values_grid_stands_out_against_that_grid() {
+    let ks = [21u64, 20, 134, 20, 188, 156, 288, 32, 86, 72, 50, 20, 56];
+    let d: Vec<u64> = ks.iter().map(|k| 4 * k).collect();
+    let e = estimate_counts(&d, &EstimatorOptions::default()).unwrap();
+    assert_eq!(
+        (e.tick, e.share_explained, e.method),
+        (4.0, 1.0, Method::ExactGcd)
+    );
+    let v: Vec<f64> = d.iter().map(|&x| x as f64).collect();
+    let e = estimate_values(&v, &EstimatorOptions::default()).unwrap();
+    assert_eq!((e.tick, e.share_explained), (4.0, 1.0), "{e:?}");
+
+    let mut d: Vec<u64> = (0..100u64).map(|i| 8 * (1 + (i * 7919) % 300)).collect();
+    d[5] = 84;
+    let e = estimate_counts(&d, &EstimatorOptions::default()).unwrap();
+    assert_eq!((e.tick, e.method), (8.0, Method::Robust));
+    assert!(
+        e.reliable && e.caveats.contains(&Caveat::GcdSpoiled { gcd: 4 }),
+        "{e:?}"
+    );
 }
