@@ -399,7 +399,7 @@ impl<S: FloatSource> FloatClock<S> {
         let info = ClockInfo::new(name, kind, CountPeriod::NANOSECOND).with_mapping(
             "count = round(ms × 1e6): one count is 1 ns; exact for whole-ns ticks below 2^52 ns",
         );
-        Self::with_scale(info, source, 1e6).expect("1e6 is a valid scale")
+        Self::with_scale(info, source, 1e6).unwrap_or_else(|_| unreachable!("1e6 is a valid scale"))
     }
 
     /// A clock with a chosen scale; `info.period` must describe one count.

@@ -192,7 +192,9 @@ pub fn worker_now_info(user_agent: &str, isolated: bool) -> ClockInfo {
 /// refines it while the visitor reads.
 pub fn headline_options(pass: u32) -> TickOptions {
     let time_s = if pass == 0 { 0.2 } else { 1.5 };
-    TickOptions::new(Budget::new(time_s, 20_000).expect("a valid budget (tested)"))
+    TickOptions::new(
+        Budget::new(time_s, 20_000).unwrap_or_else(|_| unreachable!("a valid budget (tested)")),
+    )
 }
 
 /// The tick of `clock` for the headline, kept by `stopwatch`: a report with the tick or the

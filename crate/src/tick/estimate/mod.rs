@@ -429,20 +429,11 @@ fn in_steps(p: &Prepared, step: f64, space: &Space) -> Result<Vec<f64>> {
 
 /// The steps every value on a grid is a whole multiple of (their exact GCD), 1 off a grid
 /// or past doubles' whole numbers.
-#[inline(always)] // one caller: a stage of it, named
 fn common_steps(u: &[f64], space: &Space) -> f64 {
-    const EXACT: f64 = (1u64 << 53) as f64;
-    if !space.grid || u[u.len() - 1] >= EXACT {
+    if !space.grid || u[u.len() - 1] >= (1u64 << 53) as f64 {
         return 1.0;
     }
-    let mut g = 0u64;
-    for &x in u {
-        g = crate::clock::gcd(g, x as u64);
-        if g == 1 {
-            break;
-        }
-    }
-    g.max(1) as f64
+    u.iter().fold(0, |g, &x| crate::clock::gcd(x as u64, g)) as f64
 }
 
 /// The estimate before any tick is judged: the quantum, what the values are, and the
