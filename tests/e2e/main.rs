@@ -9,14 +9,15 @@
 //! By subject: documented.rs (the documented ticks, a full run in each engine), hostile.rs
 //! (bad fields, imports, pastes and links; Cancel), first.rs (the answer first, a phone),
 //! class.rs (a class on a static host, sixty big reports, a class live over plain http),
-//! death.rs (a worker's death mid-run), engines.rs (`ticklab browsers`). What they share is
-//! here.
+//! death.rs (a worker's death mid-run), cores.rs (the fitted clock beside the others where
+//! cores are to spare), engines.rs (`ticklab browsers`). What they share is here.
 
 #[path = "../common/mod.rs"]
 mod common;
 
 mod access;
 mod class;
+mod cores;
 mod death;
 mod documented;
 mod engines;
@@ -76,6 +77,27 @@ fn engines() -> Vec<(Browser, PathBuf)> {
         (Browser::Firefox, driver("GECKODRIVER", "geckodriver")),
         (Browser::WebKit, driver("WEBKITDRIVER", "WebKitWebDriver")),
     ]
+}
+
+/// `test` in each engine, one at a time, against a static host of `site` of its own: each
+/// engine's line, or a panic naming the engine that failed.
+fn in_each_engine_statically<F, Fut>(site: &Path, test: F) -> Vec<String>
+where
+    F: Fn(Browser, PathBuf, String) -> Fut,
+    Fut: std::future::Future<Output = Result<String, String>>,
+{
+    engines()
+        .into_iter()
+        .map(|(browser, drv)| {
+            let host = StaticHost::start(site).unwrap();
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(test(browser, drv, host.url.clone()))
+                .unwrap_or_else(|e| panic!("{browser:?}: {e}"))
+        })
+        .collect()
 }
 
 /// Each engine, its driver, and the tick it documents for performance.now cross-origin
