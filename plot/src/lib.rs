@@ -35,9 +35,11 @@ pub enum PlotError {
 /// A drawing, or why it failed.
 pub type PlotResult = Result<(), PlotError>;
 
-/// A backend's error, whose type differs from backend to backend, as a [`PlotError`].
-pub fn fail<E: std::fmt::Debug>(e: E) -> PlotError {
-    PlotError::Backend(format!("{e:?}"))
+/// A backend's error, whose type differs from backend to backend, as a [`PlotError`]: in
+/// its own words (its Debug text would carry the formatting of nested structs into the
+/// page's wasm).
+pub fn fail<E: std::fmt::Display>(e: E) -> PlotError {
+    PlotError::Backend(e.to_string())
 }
 
 /// A view of one clock's result: each front end shows these and no other.
