@@ -305,11 +305,11 @@ async function runAll(ev) {
   };
   // Where cores are to spare (8 logical CPUs or more), the clock that is fitted (its tick,
   // read cost and fit: a third of the run) spins in a worker of its own beside the other
-  // real clocks'. On two cores that second spinning worker starved the others (a fifth to
-  // a half of each clock's time lost to gaps, a twentieth alone). The simulated clocks'
-  // budgets are simulated time, so sharing a core changes none of their figures: in a
-  // worker of their own, beside the real clocks from 5 logical CPUs (WebKit says 4 on two),
-  // else once those are done, beside the page's own thread and its sampling.
+  // real clocks'. On two cores that second spinning worker starved the others (Chromium:
+  // gaps took a fifth to a half of most clocks' time; alone, most clocks lost none). The
+  // simulated clocks' budgets are simulated time, so sharing a core changes none of their
+  // figures: in a worker of their own, beside the real clocks from 5 logical CPUs (WebKit
+  // says 4 on two), else once those are done, beside the page's own thread and its sampling.
   // (self.ticklabCores: a test's count of logical CPUs, to run the page as it runs there.)
   const cpus = self.ticklabCores || navigator.hardwareConcurrency || 1;
   const worker = runsIn("worker");
