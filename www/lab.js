@@ -285,7 +285,6 @@ async function runJob(run, { entry, fit }, quiet, worker) {
   }
   state.measured += 1;
   (self.ticklabTimes.clocks ||= {})[entry.id] = performance.now() - started;
-  (self.ticklabTimes.from ||= {})[entry.id] = started;
   run.done += 1;
   bar(0);
   renderSummary(rows);
@@ -298,31 +297,21 @@ async function runAll(ev) {
   const run = await startRun();
   if (!run) return;
   const runsIn = (place) => run.jobs.filter((j) => j.entry.runs_in === place);
-  const spin = async (jobs, quiet, worker) => {
-    for (const job of jobs) {
+  const spin = async (place, quiet, worker = place) => {
+    for (const job of runsIn(place)) {
       if (!(await runJob(run, job, quiet, worker))) break;
     }
   };
-  // Where cores are to spare (8 logical CPUs or more), the clock that is fitted (its tick,
-  // read cost and fit: a third of the run) spins in a worker of its own beside the other
-  // real clocks'. On two cores that second spinning worker starved the others (Chromium:
-  // gaps took a fifth to a half of most clocks' time; alone, most clocks lost none). The
-  // simulated clocks' budgets are simulated time, so sharing a core changes none of their
-  // figures: in a worker of their own, beside the real clocks from 5 logical CPUs (WebKit
-  // says 4 on two), else once those are done, beside the page's own thread and its sampling.
-  // (self.ticklabCores: a test's count of logical CPUs, to run the page as it runs there.)
-  const cpus = self.ticklabCores || navigator.hardwareConcurrency || 1;
-  const worker = runsIn("worker");
-  const apart = cpus > 6 ? worker.filter((j) => j.fit) : [];
-  const real = Promise.all([
-    spin(apart, 1, "fitting"),
-    spin(worker.filter((j) => !apart.includes(j)), 0, "worker"),
-  ]);
-  const simulated = Promise.resolve(cpus > 4 || real).then(() => spin(runsIn("simulated"), 1, "simulated"));
+  // The simulated clocks' budgets are simulated time, so sharing a core changes none of
+  // their figures: in a worker of their own, beside the real clocks where cores are to
+  // spare (WebKit says 4 on two), else once those are done, beside the page's own thread
+  // and its sampling (one spinning worker, as during the real clocks).
+  const real = spin("worker");
+  const simulated = Promise.resolve(navigator.hardwareConcurrency > 4 || real).then(() => spin("simulated", 1));
   await real;
   // The page's own thread, spun on after the real clocks: it freezes the page (Cancel waits
   // for it).
-  await spin(runsIn("main"), 0, "main");
+  await spin("main");
   // The clocks the page samples wait on frames and tasks, not on one another: read together,
   // they take one sampling budget, not one each. Not beside the real clocks: their results,
   // drawn as they came in together, held the page 250 ms early in a run, where Cancel

@@ -9,15 +9,14 @@
 //! By subject: documented.rs (the documented ticks, a full run in each engine), hostile.rs
 //! (bad fields, imports, pastes and links; Cancel), first.rs (the answer first, a phone),
 //! class.rs (a class on a static host, sixty big reports, a class live over plain http),
-//! death.rs (a worker's death mid-run), cores.rs (the fitted clock beside the others where
-//! cores are to spare), engines.rs (`ticklab browsers`). What they share is here.
+//! death.rs (a worker's death mid-run), engines.rs (`ticklab browsers`). What they share is
+//! here.
 
 #[path = "../common/mod.rs"]
 mod common;
 
 mod access;
 mod class;
-mod cores;
 mod death;
 mod documented;
 mod engines;
