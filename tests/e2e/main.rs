@@ -78,27 +78,6 @@ fn engines() -> Vec<(Browser, PathBuf)> {
     ]
 }
 
-/// `test` in each engine, one at a time, against a static host of `site` of its own: each
-/// engine's line, or a panic naming the engine that failed.
-fn in_each_engine_statically<F, Fut>(site: &Path, test: F) -> Vec<String>
-where
-    F: Fn(Browser, PathBuf, String) -> Fut,
-    Fut: std::future::Future<Output = Result<String, String>>,
-{
-    engines()
-        .into_iter()
-        .map(|(browser, drv)| {
-            let host = StaticHost::start(site).unwrap();
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            rt.block_on(test(browser, drv, host.url.clone()))
-                .unwrap_or_else(|e| panic!("{browser:?}: {e}"))
-        })
-        .collect()
-}
-
 /// Each engine, its driver, and the tick it documents for performance.now cross-origin
 /// isolated and not.
 fn documented() -> Vec<(Browser, PathBuf, f64, f64)> {
