@@ -31,8 +31,10 @@ use crate::saved;
 /// Where the page's Compare view finds this machine's report.
 pub const REPORT_PATH: &str = "/native/report.json";
 
-/// The page's own origin only; wasm needs 'wasm-unsafe-eval' to compile.
-pub const CSP: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; \
+/// The page's own origin only; wasm needs 'wasm-unsafe-eval' to compile, and index.html's one
+/// inline script (the first wasm's early fetch) is allowed by its hash.
+pub const CSP: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval' \
+                       'sha256-NxnQqkkVqUML1XhW0wRXKT/yP48VPiFa5ZAIv2Fh+4Q='; \
                        style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; worker-src 'self'; \
                        connect-src 'self'; object-src 'none'; base-uri 'none'; \
                        form-action 'none'; frame-ancestors 'none'";
@@ -318,6 +320,26 @@ mod drift {
                 "sw.js does not set {name}: {value}"
             );
         }
+        // Each inline script runs only by its hash in the CSP: an edit to one without the
+        // other would be blocked in every browser (and noted as the page's error).
+        use base64::Engine as _;
+        use sha2::Digest as _;
+        for page in ["index.html", "class.html"] {
+            let text = site(page);
+            for script in text.split("<script>").skip(1) {
+                let body = script.split("</script>").next().unwrap_or_default();
+                let hash = base64::engine::general_purpose::STANDARD
+                    .encode(sha2::Sha256::digest(body.as_bytes()));
+                assert!(
+                    CSP.contains(&format!("'sha256-{hash}'")),
+                    "{page}'s inline script is not allowed by the CSP: {body}"
+                );
+            }
+        }
+        assert!(
+            site("index.html").contains("self.ticklabFirstWasm = fetch("),
+            "index.html no longer asks for the first wasm early"
+        );
         let compare = site("www/compare.js");
         let path = REPORT_PATH.trim_start_matches('/');
         assert!(
