@@ -258,11 +258,10 @@ async function startRun() {
   renderSummary();
   // Cancel must not wait for anything the run awaits: it resolves this at once.
   const woken = new Promise((r) => { state.wake = r; });
-  // Resumed on the click, so autoplay rules let it run.
-  if (state.audio && state.audio.state !== "running") {
-    await Promise.race([state.audio.resume().catch(() => {}), new Promise((r) => setTimeout(r, 500)), woken]);
-  }
-  state.lab.set_audio_suspended(!!state.audio && state.audio.state === "suspended");
+  // Resumed on the click, so autoplay rules let it run; not waited for, as its clocks are
+  // sampled seconds later: a run started without a click (?run) may never resume it (in
+  // Firefox and WebKit it stayed suspended, and waiting cost each run 0.5 s).
+  if (state.audio && state.audio.state !== "running") state.audio.resume().catch(() => {});
   return { settings, jobs, woken, done: 0, t0: performance.now() };
 }
 
@@ -316,6 +315,7 @@ async function runAll(ev) {
   // they take one sampling budget, not one each. Not beside the real clocks: their results,
   // drawn as they came in together, held the page 250 ms early in a run, where Cancel
   // must be answered at once.
+  state.lab.set_audio_suspended(!!state.audio && state.audio.state === "suspended");
   await Promise.all(runsIn("sampled").map((job) => runJob(run, job)));
   await simulated;
   // Counts of messages and timeouts are as fast as the thread they wait on is free: alone

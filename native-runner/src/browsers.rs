@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use ticklab::comparison::{page_clock_starved, Comparison, EngineRun};
 use ticklab::report::Report;
-use ticklab_driver::{Browser, Client, CmdError, DriverError, Os};
+use ticklab_driver::{Browser, Client, CmdError, DriverError, Os, Session};
 
 use crate::cli::{BrowsersArgs, Output};
 use crate::error::CliError;
@@ -83,7 +83,20 @@ pub fn browsers(a: BrowsersArgs) -> Result<(), CliError> {
             tokio::spawn(async move { axum::serve(listener, app).await });
             pages.push((isolated, format!("http://{local}/?run")));
         }
-        for (browser, found) in &engines {
+        // Every engine's browser started at once, before any page runs: a start measures
+        // nothing, and one after another they were 6 s of the command's 35.
+        let opened = futures_util::future::join_all(engines.iter().map(|(browser, found)| {
+            let browser = *browser;
+            async move {
+                let driver = found.as_ref().ok()?;
+                eprintln!("{}: starting {}", browser.name(), driver.display());
+                let t0 = Instant::now();
+                let session = ticklab_driver::open(browser, driver, WINDOW).await;
+                Some((session, t0.elapsed()))
+            }
+        }))
+        .await;
+        for ((browser, found), opened) in engines.iter().zip(opened) {
             if progress::interrupted() {
                 runs.extend(
                     contexts
@@ -92,12 +105,18 @@ pub fn browsers(a: BrowsersArgs) -> Result<(), CliError> {
                 );
                 continue;
             }
-            match found {
-                Err(why) => runs.extend(contexts.iter().map(|&i| EngineRun {
-                    hint: Some(browser.install_hint().into()),
-                    ..failed(*browser, None, i, &format!("not found: {why}"))
-                })),
-                Ok(driver) => runs.extend(engine_runs(*browser, driver, &pages, timeout).await),
+            match (found, opened) {
+                (Ok(driver), Some(opened)) => {
+                    runs.extend(engine_runs(*browser, driver, opened, &pages, timeout).await)
+                }
+                (found, _) => {
+                    let why = found.as_ref().err().map(ToString::to_string);
+                    let why = format!("not found: {}", why.unwrap_or_default());
+                    runs.extend(contexts.iter().map(|&i| EngineRun {
+                        hint: Some(browser.install_hint().into()),
+                        ..failed(*browser, None, i, &why)
+                    }))
+                }
             }
         }
         Ok::<_, CliError>(())
@@ -195,17 +214,17 @@ fn context(isolated: bool) -> &'static str {
     }
 }
 
-/// One engine's runs, one per page: a session of its browser opened once, each page run in
-/// turn (one at a time: two labs on a shared machine starve each other).
+/// One engine's runs, one per page, in the session of its browser `opened` (with the time
+/// its start took), each page run in turn (one at a time: two labs on a shared machine
+/// starve each other).
 async fn engine_runs(
     browser: Browser,
     driver: &Path,
+    (opened, start): (Result<Session, DriverError>, Duration),
     pages: &[(bool, String)],
     timeout: Duration,
 ) -> Vec<EngineRun> {
-    let t0 = Instant::now();
-    eprintln!("{}: starting {}", browser.name(), driver.display());
-    let mut session = match ticklab_driver::open(browser, driver, WINDOW).await {
+    let mut session = match opened {
         Ok(s) => s,
         Err(why) => {
             eprintln!("{}: could not start: {why}", browser.name());
@@ -234,7 +253,7 @@ async fn engine_runs(
             continue;
         }
         // The first run's time includes the browser's start.
-        let started = if n == 0 { t0 } else { Instant::now() };
+        let (started, extra) = (Instant::now(), if n == 0 { start } else { Duration::ZERO });
         eprintln!("{label}: running the full lab");
         // `attempts` counts the runs made because the browser starved the lab's worker (the
         // saved run says so); a run whose session the browser lost is made again in a new
@@ -271,7 +290,7 @@ async fn engine_runs(
             result = checked_run(&session.client, url, timeout, *isolated).await;
         }
         let attempts = (attempts > 1).then_some(attempts);
-        let seconds = started.elapsed().as_secs_f64();
+        let seconds = (started.elapsed() + extra).as_secs_f64();
         out.push(match result {
             Ok(report) => {
                 eprintln!("{label}: done in {seconds:.1} s");
