@@ -83,19 +83,7 @@ pub fn browsers(a: BrowsersArgs) -> Result<(), CliError> {
             tokio::spawn(async move { axum::serve(listener, app).await });
             pages.push((isolated, format!("http://{local}/?run")));
         }
-        // Every engine's browser started at once, before any page runs: a start measures
-        // nothing, and one after another they were 6 s of the command's 35.
-        let opened = futures_util::future::join_all(engines.iter().map(|(browser, found)| {
-            let browser = *browser;
-            async move {
-                let driver = found.as_ref().ok()?;
-                eprintln!("{}: starting {}", browser.name(), driver.display());
-                let t0 = Instant::now();
-                let session = ticklab_driver::open(browser, driver, WINDOW).await;
-                Some((session, t0.elapsed()))
-            }
-        }))
-        .await;
+        let opened = start_all(&engines).await;
         for ((browser, found), opened) in engines.iter().zip(opened) {
             if progress::interrupted() {
                 runs.extend(
@@ -109,14 +97,11 @@ pub fn browsers(a: BrowsersArgs) -> Result<(), CliError> {
                 (Ok(driver), Some(opened)) => {
                     runs.extend(engine_runs(*browser, driver, opened, &pages, timeout).await)
                 }
-                (found, _) => {
-                    let why = found.as_ref().err().map(ToString::to_string);
-                    let why = format!("not found: {}", why.unwrap_or_default());
-                    runs.extend(contexts.iter().map(|&i| EngineRun {
-                        hint: Some(browser.install_hint().into()),
-                        ..failed(*browser, None, i, &why)
-                    }))
-                }
+                (Err(why), _) => runs.extend(contexts.iter().map(|&i| EngineRun {
+                    hint: Some(browser.install_hint().into()),
+                    ..failed(*browser, None, i, &format!("not found: {why}"))
+                })),
+                (Ok(_), None) => unreachable!("start_all starts every browser found"),
             }
         }
         Ok::<_, CliError>(())
@@ -153,6 +138,23 @@ pub fn browsers(a: BrowsersArgs) -> Result<(), CliError> {
         ));
     }
     Ok(())
+}
+
+/// Every engine's browser found here started at once, before any page runs (a start
+/// measures nothing, and one after another they were 6 s of the command's 35): each
+/// engine's session, or why not, with the time its start took; None where it was not found.
+async fn start_all(engines: &[Found]) -> Vec<Option<(Result<Session, DriverError>, Duration)>> {
+    futures_util::future::join_all(engines.iter().map(|(browser, found)| {
+        let browser = *browser;
+        async move {
+            let driver = found.as_ref().ok()?;
+            eprintln!("{}: starting {}", browser.name(), driver.display());
+            let t0 = Instant::now();
+            let session = ticklab_driver::open(browser, driver, WINDOW).await;
+            Some((session, t0.elapsed()))
+        }
+    }))
+    .await
 }
 
 /// An engine with its WebDriver server, or what this machine lacks for it.
