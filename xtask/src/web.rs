@@ -40,9 +40,10 @@ use crate::{step, workspace_root, WASM};
 /// its Debug text, which carried the error type's and strings' Debug into each module (3.9
 /// KB, 2.8 of it in the first answer's; it paid for a tick held against the values' own
 /// grid, 0.16 KB; 362.2 KB after), and to 362.2 KB: a plot's backend error in its own
-/// words, not its Debug text (0.17 KB; 362.1 KB after). From here the ceiling only goes
-/// down: a change that adds weight pays for it elsewhere.
-pub const BUDGET_GZ_BYTES: u64 = 362_200;
+/// words, not its Debug text (0.17 KB; 362.1 KB after), and to 362.1 KB (the first wasm
+/// asked for by the document, and no wait for audio no click resumed: 362 061 B after).
+/// From here the ceiling only goes down: a change that adds weight pays for it elsewhere.
+pub const BUDGET_GZ_BYTES: u64 = 362_100;
 
 /// Budget for the first answer's module (wasm and JavaScript), gzipped: what a phone
 /// downloads before the headline.
