@@ -311,11 +311,12 @@ async function runAll(ev) {
   // The page's own thread, spun on after the real clocks: it freezes the page (Cancel waits
   // for it).
   await spin("main");
+  // Whether the audio clocks' context is suspended, said as they are sampled.
+  state.lab.set_audio_suspended(!!state.audio && state.audio.state === "suspended");
   // The clocks the page samples wait on frames and tasks, not on one another: read together,
   // they take one sampling budget, not one each. Not beside the real clocks: their results,
   // drawn as they came in together, held the page 250 ms early in a run, where Cancel
   // must be answered at once.
-  state.lab.set_audio_suspended(!!state.audio && state.audio.state === "suspended");
   await Promise.all(runsIn("sampled").map((job) => runJob(run, job)));
   await simulated;
   // Counts of messages and timeouts are as fast as the thread they wait on is free: alone
