@@ -4,7 +4,7 @@
 // results and every word and number shown of them are in the wasm module's Lab; these files
 // only read the page's clocks, move data and build DOM.
 import init, { Lab, Message } from "./pkg/ticklab_www.js";
-import { $, becomeIsolated, el, noteError, showError, status } from "./page.js";
+import { $, becomeIsolated, el, showError, status } from "./page.js";
 import { download, labWorker, plot, state } from "./lab-state.js";
 import { clearCompare, exportMatrix, fetchNative, loadFiles, openLink, renderCompare, shareLink, sortBy } from "./compare.js";
 import { analyzeInput, startPlayground } from "./explore.js";
@@ -27,7 +27,8 @@ async function makeAudio() {
 
 async function startCounter() {
   if (!self.crossOriginIsolated || typeof SharedArrayBuffer === "undefined") return null;
-  const sab = new SharedArrayBuffer(4);
+  // The count, and whether it is to run (counter.js).
+  const sab = new SharedArrayBuffer(8);
   const worker = new Worker(new URL("./counter.js", import.meta.url));
   const started = new Promise((resolve) => {
     worker.onmessage = () => resolve(true);
@@ -38,7 +39,19 @@ async function startCounter() {
     worker.terminate();
     return null;
   }
-  return { worker, sab };
+  return { worker, sab, cell: new Int32Array(sab) };
+}
+
+// The counter set running (once its count moves, within 2 s: else its clock says it did
+// not move) while a clock over it is measured, and to sleep otherwise: spinning, it took a
+// core from the page's other clocks (and a phone's battery).
+async function counterRuns(on) {
+  const c = state.counter?.cell;
+  if (!c) return;
+  Atomics.store(c, 1, on);
+  Atomics.notify(c, 1);
+  const from = Atomics.load(c, 0), until = performance.now() + 2000;
+  while (on && Atomics.load(c, 0) === from && performance.now() < until) await nextTask();
 }
 
 function context() {
@@ -62,7 +75,7 @@ function renderContext() {
     ["Secure context", self.isSecureContext ? "yes" : "no (plain http from another machine)"],
     ["Logical CPUs (hardwareConcurrency)", String(navigator.hardwareConcurrency || "unknown")],
     ["Page visibility", document.visibilityState + (state.hidden ? " (was hidden during the run)" : "")],
-    ["SharedArrayBuffer counter", state.counter ? "running" : "not available"],
+    ["SharedArrayBuffer counter", state.counter ? "ready" : "not available"],
     ["Audio", state.audio ? `${state.audio.sampleRate} Hz, ${state.audio.state}` : "not made yet"],
   ];
   for (const [k, v] of items) {
@@ -276,11 +289,14 @@ async function runJob(run, { entry, fit }, quiet, worker) {
   const started = performance.now();
   let rows;
   try {
+    if (entry.counter) await counterRuns(1);
     rows = await measureIn[entry.runs_in](entry, fit, { ...run, progress, worker });
     if (rows === null) return false;
   } catch (e) {
     if (state.cancelled || e instanceof Cancelled) return false;
     rows = state.lab.add_failure(entry.id, String(e.message || e));
+  } finally {
+    if (entry.counter) counterRuns(0);
   }
   state.measured += 1;
   (self.ticklabTimes.clocks ||= {})[entry.id] = performance.now() - started;
@@ -516,31 +532,6 @@ export async function start({ wasm, stopHeadline, takeOver, runAsked }) {
   await openLink();
   document.body.dataset.state = "ready";
   fetchNative();
-  if (params.has("bench")) runBench();
+  if (params.has("bench")) (await import("./bench.js")).runBench(counterRuns);
   else if (params.has("run") || runAsked()) runAll();
 }
-
-// ?bench: the page's benchmark figures, measured in the worker, left in body data-bench.
-function runBench() {
-  document.body.dataset.state = "running";
-  status("Measuring the page's benchmark figures…");
-  const w = newWorker();
-  const timer = setTimeout(() => {
-    w.terminate();
-    noteError("the benchmark gave no answer in 120 s");
-    document.body.dataset.state = "failed";
-  }, 120000);
-  w.onmessage = (ev) => {
-    clearTimeout(timer);
-    if (ev.data.kind === Message.Benched) {
-      document.body.dataset.bench = JSON.stringify(ev.data.rows);
-      status("Benchmark done.");
-      document.body.dataset.state = "done";
-    } else {
-      noteError(ev.data.message);
-      document.body.dataset.state = "failed";
-    }
-  };
-  w.postMessage({ kind: Message.Bench, ctx: state.ctx, counter: state.counter ? state.counter.sab : null });
-}
-

@@ -109,6 +109,15 @@ impl ClockId {
         )
     }
 
+    /// Whether it reads the SharedArrayBuffer counter: the page sets the counter's worker
+    /// running while it is measured (lab.js), and to sleep the rest of the time.
+    pub fn reads_counter(self) -> bool {
+        matches!(
+            self,
+            ClockId::SharedCounter | ClockId::Clamp100usOverCounter | ClockId::Interpolated100us
+        )
+    }
+
     /// Every id, in the order the page runs them.
     pub const ALL: [ClockId; 22] = [
         ClockId::PerformanceNow,
@@ -461,6 +470,15 @@ mod tests {
         assert_eq!(ids, ClockId::ALL.to_vec());
         for id in ClockId::ALL {
             assert_eq!(ClockId::parse(id.as_str()), Ok(id));
+        }
+        // The clocks said to read the counter are those that cannot run without it.
+        let no_counter = Context {
+            shared_counter: false,
+            ..ctx.clone()
+        };
+        for e in entries(&no_counter) {
+            let wants = e.reason.as_deref() == Some("the counter worker did not start");
+            assert_eq!(e.id.reads_counter(), wants, "{}", e.id.as_str());
         }
     }
 }

@@ -48,6 +48,8 @@ pub struct Choice {
     pub runs_in: Place,
     /// Where it is read, in words.
     pub place: &'static str,
+    /// Whether it reads the SharedArrayBuffer counter, whose worker runs only meanwhile.
+    pub counter: bool,
     /// The claimed resolution and who claims it.
     pub claimed: String,
     /// Whether a fit runs on it by default.
@@ -170,6 +172,7 @@ impl LabState {
                 reason: e.reason.clone(),
                 runs_in: e.place,
                 place: place_label(e.place),
+                counter: e.id.reads_counter(),
                 claimed: e.info.claimed.as_ref().map_or(present::DASH.into(), |c| {
                     format!("{} ({})", present::duration(c.ns), c.source)
                 }),
