@@ -39,15 +39,15 @@ async function startCounter() {
     worker.terminate();
     return null;
   }
-  return { worker, sab };
+  return { worker, sab, cell: new Int32Array(sab) };
 }
 
 // The counter set running (once its count moves, within 2 s: else its clock says it did
 // not move) while a clock over it is measured, and to sleep otherwise: spinning, it took a
 // core from the page's other clocks (and a phone's battery).
 async function counterRuns(on) {
-  if (!state.counter) return;
-  const c = new Int32Array(state.counter.sab);
+  const c = state.counter?.cell;
+  if (!c) return;
   Atomics.store(c, 1, on);
   Atomics.notify(c, 1);
   const from = Atomics.load(c, 0), until = performance.now() + 2000;

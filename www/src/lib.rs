@@ -34,23 +34,20 @@ pub const CALIBRATION_MS: f64 = 100.0;
 /// the page cannot answer Cancel while the main thread is busy.
 pub const MAIN_THREAD_S: f64 = 0.075;
 
-/// The page's plan for one clock. A main-thread clock gets half the budgets, at most
+/// The page's plan for one clock. A main-thread clock gets a quarter of the budgets, at most
 /// [`MAIN_THREAD_S`] in all (the core's cut, every experiment in proportion), and no fit, so
-/// Cancel is honoured within 100 ms. A simulated clock gets twice the budgets: they are
-/// simulated time, spent in a worker of its own beside the sampling, and a 4 ms jiffy's read
-/// cost needs 0.1 s of it (at 0.05 s it had none).
+/// Cancel is honoured within 100 ms.
 pub fn plan_for(
     entry: &Entry,
     settings: &Settings,
     fit: bool,
 ) -> Result<ticklab::characterise::Plan, String> {
-    match entry.place {
-        Place::Main => Ok(settings
-            .plan(false, 0.5)?
-            .in_proportion_within(MAIN_THREAD_S)),
-        Place::Simulated => settings.plan(false, 2.0),
-        _ => settings.plan(fit && entry.can_fit, 1.0),
+    if entry.place != Place::Main {
+        return settings.plan(fit && entry.can_fit, 1.0);
     }
+    Ok(settings
+        .plan(false, 0.25)?
+        .in_proportion_within(MAIN_THREAD_S))
 }
 
 #[cfg(target_arch = "wasm32")]
@@ -69,12 +66,12 @@ mod tests {
     use settings::RawSettings;
 
     #[test]
-    fn main_thread_budgets_are_half_within_75_ms_and_simulations_twice_and_never_fit() {
+    fn main_thread_budgets_are_a_quarter_within_75_ms_and_simulations_never_fit() {
         let ctx = Context::default();
         let s = Settings::parse(&RawSettings::default()).unwrap();
         let main = catalogue::entry(&ctx, ClockId::PerformanceNowMain);
         let p = plan_for(&main, &s, true).unwrap();
-        assert_eq!(p.tick.budget.time_s, s.tick_s * 0.5);
+        assert_eq!(p.tick.budget.time_s, s.tick_s * 0.25);
         assert!(p.fits.is_empty());
         // However long the form asks for, the main thread is held at most 75 ms.
         let long = Settings::parse(&RawSettings {
@@ -87,8 +84,6 @@ mod tests {
         let held = p.tick.budget.time_s + p.overhead.map_or(0.0, |o| o.budget.time_s);
         assert!(held <= MAIN_THREAD_S + 1e-12, "{held}");
         let sim = catalogue::entry(&ctx, ClockId::SimJiffy);
-        let p = plan_for(&sim, &s, true).unwrap();
-        assert!(p.fits.is_empty());
-        assert_eq!(p.tick.budget.time_s, s.tick_s * 2.0);
+        assert!(plan_for(&sim, &s, true).unwrap().fits.is_empty());
     }
 }

@@ -39,14 +39,10 @@ pub struct Settings {
     pub workload: WorkloadKind,
 }
 
-/// Default seconds of the tick experiment, per clock: a 1 ms clock's 0.1 s holds some 50
-/// edges (a tick rests on 10, `tick::MIN_EDGES`). At 0.2 s and 0.1 s for the overhead, a
-/// full run took 3.6-4.0 s on two cores; at half, 2.4-2.5 s, every engine's ticks and read
-/// costs the same (read costs within their run-to-run spread).
-pub const DEFAULT_TICK_S: f64 = 0.1;
-/// Default seconds of the overhead experiment, per clock: edge-to-edge blocks cost a 1 ms
-/// clock a read at each end, not a tick, so its read cost holds within 0.05 s.
-pub const DEFAULT_OVERHEAD_S: f64 = 0.05;
+/// Default seconds of the tick experiment, per clock.
+pub const DEFAULT_TICK_S: f64 = 0.2;
+/// Default seconds of the overhead experiment, per clock.
+pub const DEFAULT_OVERHEAD_S: f64 = 0.1;
 /// Default seconds of a fit, per clock that fits.
 pub const DEFAULT_FIT_S: f64 = 0.6;
 /// Default seconds of sampling a clock read at the platform's moments.
