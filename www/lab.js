@@ -39,15 +39,15 @@ async function startCounter() {
     worker.terminate();
     return null;
   }
-  return { worker, sab, cell: new Int32Array(sab) };
+  return { worker, sab };
 }
 
 // The counter set running (once its count moves, within 2 s: else its clock says it did
 // not move) while a clock over it is measured, and to sleep otherwise: spinning, it took a
 // core from the page's other clocks (and a phone's battery).
 async function counterRuns(on) {
-  const c = state.counter?.cell;
-  if (!c) return;
+  if (!state.counter) return;
+  const c = new Int32Array(state.counter.sab);
   Atomics.store(c, 1, on);
   Atomics.notify(c, 1);
   const from = Atomics.load(c, 0), until = performance.now() + 2000;
@@ -59,7 +59,7 @@ function context() {
     user_agent: navigator.userAgent,
     isolated: !!self.crossOriginIsolated,
     not_secure: self.isSecureContext === false,
-    audio_sample_rate: state.audio ? state.audio.sampleRate : null,
+    audio_sample_rate: state.audio?.sampleRate ?? null,
     shared_counter: !!state.counter,
     shared_memory: typeof SharedArrayBuffer !== "undefined",
     apis: apis(),
@@ -181,7 +181,7 @@ function runInWorker(id, settings, fit, onProgress, extra = {}, name = "worker")
       ev.preventDefault();
       fail(`the worker failed: ${ev.message || "it could not start (are module workers supported?)"}`);
     };
-    w.postMessage({ kind: Message.Run, ctx: state.ctx, id, settings, fit, counter: state.counter ? state.counter.sab : null, ...extra });
+    w.postMessage({ kind: Message.Run, ctx: state.ctx, id, settings, fit, counter: state.counter?.sab, ...extra });
   });
 }
 
@@ -303,7 +303,7 @@ async function runJob(run, { entry, fit }, quiet, worker) {
   run.done += 1;
   bar(0);
   renderSummary(rows);
-  if (self.ticklabTimes.firstResultMs === undefined) self.ticklabTimes.firstResultMs = performance.now();
+  self.ticklabTimes.firstResultMs ??= performance.now();
   return true;
 }
 
@@ -419,7 +419,7 @@ function renderDetailChoice() {
 
 function renderDetail() {
   const id = $("detail-clock").value;
-  const d = id ? state.lab.detail(id) : null;
+  const d = id && state.lab.detail(id);
   for (const k of ["tick", "overhead", "fit"]) {
     $(`${k}-detail`).hidden = !d?.[k];
     if (d?.[k]) $(`${k}-text`).textContent = d[k];

@@ -277,3 +277,38 @@ fn r_info() -> ticklab::clock::ClockInfo {
         ticklab::clock::CountPeriod::NANOSECOND,
     )
 }
+
+/// A 1 ms clock read at 60 ns whose reader sleeps 20 ms once, in the overhead experiment's
+/// doubling (WebKit's page did, at the start of its run): the blocks still grow past the
+/// tick and the read cost is found. Before, four times the block the sleep fell in looked
+/// over the 0.1 s budget, the doubling ended on blocks shorter than a tick, and the cost was
+/// "lost in the tick".
+#[test]
+fn a_sleep_in_the_doubling_does_not_end_it_on_blocks_shorter_than_the_tick() {
+    for (seed, at) in [(0, 4usize), (1, 6), (2, 9)] {
+        let mut sleeps = vec![0; at];
+        sleeps.push(20);
+        let tl = Timeline::new(3_000_000_000_000 + seed * 7_654_321);
+        let src = SimTime::new(&tl, 60_000, 0, seed).with_recorded_sleeps(1_000_000_000, &sleeps);
+        let mut c = Jiffy::new(src, 1_000_000, 0, seed).unwrap();
+        let mut sw = tl.stopwatch();
+        let mut q = quiet;
+        let mut run = Run::new(&mut sw, &mut q);
+        let o = overhead::measure(
+            &mut c,
+            1_000_000.0,
+            &mut run,
+            &OverheadOptions::new(Budget::new(0.1, 500).unwrap()),
+        )
+        .unwrap();
+        assert!(o.unusable.is_none(), "seed {seed}, sleep at {at} ms: {o:?}");
+        let ns = o.per_read_ns.unwrap();
+        assert!((59.0..62.0).contains(&ns), "seed {seed}: {ns} ns");
+        // Blocks of more than a tick (1 ms at 60 ns a read).
+        assert!(
+            o.block_reads > 1_000_000 / 60,
+            "seed {seed}: {} reads",
+            o.block_reads
+        );
+    }
+}
