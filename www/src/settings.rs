@@ -40,7 +40,7 @@ pub struct Settings {
 }
 
 /// Default seconds of the tick experiment, per clock.
-pub const DEFAULT_TICK_S: f64 = 0.2;
+pub const DEFAULT_TICK_S: f64 = 0.15;
 /// Default seconds of the overhead experiment, per clock.
 pub const DEFAULT_OVERHEAD_S: f64 = 0.1;
 /// Default seconds of a fit, per clock that fits.
