@@ -470,9 +470,6 @@ export async function start({ wasm, stopHeadline, takeOver, runAsked }) {
   try {
     state.module = await WebAssembly.compileStreaming(wasm ?? fetch(new URL("./pkg/ticklab_www_bg.wasm", import.meta.url)));
     await init({ module_or_path: state.module });
-    // The run's workers start beside the page's own setup, not in its first clock.
-    newWorker();
-    newWorker("simulated");
   } catch (e) {
     showError(`The lab could not load its WebAssembly module: ${e.message || e}`);
     document.body.dataset.state = "failed";

@@ -285,11 +285,12 @@ fn double<C: Clock + ?Sized>(
         EDGE_WAIT.0
     };
     let mut doubling = Vec::new();
-    // The least time a read took over the blocks so far, their edge waits in it: the next
-    // block's time is told from it, not from this block's wall time. A sleep of the reader
-    // inside one block (WebKit's page, 20 ms, as its run began) made four of that block
-    // look over the budget, and the doubling ended on blocks shorter than a tick.
-    let mut pace = f64::INFINITY;
+    // The least time a read took over the warm-up and the blocks so far, their edge waits
+    // in it: the next block's time is told from it, not from this block's wall time. A
+    // sleep of the reader inside one block (WebKit's page, 20 ms, as its run began) made
+    // four of that block look over the budget, and the doubling ended on blocks shorter
+    // than a tick; in the first block, before the warm-up's reads counted, at 64 reads.
+    let mut pace = if read_s > 0.0 { read_s } else { f64::INFINITY };
     let rule_met = loop {
         let before = run.elapsed();
         let (a, b, n, _) = block(clock, len, wait);
