@@ -9,7 +9,7 @@ use ticklab::synthetic::{Clamp, ClampStyle, ClockTime, Jiffy, RoundedNs, SimTime
 use web_sys::Performance;
 
 use crate::catalogue::{self, ClockId, Context, Entry};
-use crate::CALIBRATION_MS;
+use crate::{CALIBRATION_MS, COUNTER_UNMOVED};
 pub(crate) use ticklab_first::web::{float_clock, performance};
 use wasm_bindgen::prelude::wasm_bindgen;
 
@@ -109,7 +109,7 @@ fn calibrate(c: &mut SharedCounter, perf: &Performance) -> Result<f64, String> {
     let mut now =
         FloatClock::milliseconds("performance.now", ClockKind::Monotonic, move || p.now());
     period_against(c, &mut now, CALIBRATION_MS * 1e6).map_err(|u| match u {
-        Unmoved::Counter => "the counter did not move in 50 ms: its worker is not running".into(),
+        Unmoved::Counter => COUNTER_UNMOVED.into(),
         Unmoved::Reference => {
             "performance.now did not move: the counter cannot be calibrated".into()
         }

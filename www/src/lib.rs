@@ -32,6 +32,10 @@ mod bench;
 /// rate moves by percents from one calibration to the next (100 ms cost a run 0.15 s).
 pub const CALIBRATION_MS: f64 = 50.0;
 
+/// What a counter that did not move over the calibration says: its time spelt out, as a
+/// `format!` of [`CALIBRATION_MS`] weighs 50 B of the page (a test holds them together).
+pub const COUNTER_UNMOVED: &str = "the counter did not move in 50 ms: its worker is not running";
+
 /// Longest a main-thread clock may hold the page, tick and overhead together, in seconds:
 /// the page cannot answer Cancel while the main thread is busy.
 pub const MAIN_THREAD_S: f64 = 0.075;
@@ -66,6 +70,11 @@ mod tests {
     use super::*;
     use catalogue::{ClockId, Context};
     use settings::RawSettings;
+
+    #[test]
+    fn the_unmoved_counter_names_the_calibration_time() {
+        assert!(COUNTER_UNMOVED.contains(&format!(" {CALIBRATION_MS} ms:")));
+    }
 
     #[test]
     fn main_thread_budgets_are_a_quarter_within_75_ms_and_simulations_never_fit() {

@@ -89,8 +89,9 @@ impl Settings {
     /// The plan for one clock; `scale` shortens every budget (the main thread's share).
     /// Sample budgets end the experiments on fine clocks early, so the time budgets go to
     /// the coarse clocks that need them. A tick's 2 000 intervals are a fine clock's
-    /// thousand edges and as many dithered timings in a few tens of ms, five times what a
-    /// 1 ms clock gives in all its time (20 000 took a 20 µs clock the whole 0.2 s).
+    /// thousand edges and as many dithered timings in a few tens of ms, several times the
+    /// 150 edges a 1 ms clock gives in all its time (20 000 took a 20 µs clock the whole
+    /// 0.2 s).
     pub fn plan(&self, fit: bool, scale: f64) -> Result<Plan, String> {
         let b = |s: f64, samples: u64| {
             Budget::new((s * scale).max(0.01), samples).map_err(|e| e.to_string())
