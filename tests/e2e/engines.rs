@@ -208,7 +208,8 @@ fn one_command_runs_every_engine_isolated_and_not() {
             (Some(_), o) => panic!(
                 "{}: no read cost of {PAGE_NOW}: {:?}",
                 run.heading(),
-                o.map(|o| &o.unusable)
+                // How the doubling went, to tell a sleep from a slow engine.
+                o.map(|o| (&o.unusable, o.block_reads, o.elapsed_s, &o.doubling))
             ),
         }
     }

@@ -440,10 +440,10 @@ fn least_values(perf: &Performance, shuffled: bool) -> Result<(String, bool, Str
     Ok((format!("{m:.1} ms"), true, String::new()))
 }
 
-#[wasm_bindgen(raw_module = "../js-reads.js")]
+#[wasm_bindgen(raw_module = "../bench-reads.js")]
 extern "C" {
     /// The reference of the read cost: performance.now read by a plain JavaScript loop at
-    /// its best, timed its own way (www/js-reads.js), in ns.
+    /// its best, timed its own way (www/bench-reads.js), in ns.
     #[wasm_bindgen(js_name = plainLoopNs)]
     pub fn plain_loop_ns() -> f64;
 }

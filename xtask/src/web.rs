@@ -43,9 +43,12 @@ use crate::{step, workspace_root, WASM};
 /// words, not its Debug text (0.17 KB; 362.1 KB after), and to 362.1 KB (the first wasm
 /// asked for by the document, and no wait for audio no click resumed: 362 061 B after;
 /// the counter asleep between its clocks paid by the ?bench runner leaving the visitor's
-/// lab.js: 362 099 B after).
+/// lab.js: 362 099 B after), and to 362.0 KB: the benchmark's reference loop of
+/// performance.now out of the visitor's js-reads.js (it paid for the overhead experiment's
+/// budget kept in its reads' own time, a sleep of the reader no longer ending the
+/// doubling, and a stopwatch's step told by the least of three; 361 969 B after).
 /// From here the ceiling only goes down: a change that adds weight pays for it elsewhere.
-pub const BUDGET_GZ_BYTES: u64 = 362_100;
+pub const BUDGET_GZ_BYTES: u64 = 362_000;
 
 /// Budget for the first answer's module (wasm and JavaScript), gzipped: what a phone
 /// downloads before the headline.
@@ -69,7 +72,7 @@ pub const CLASS_FILES: &[&str] = &["class.html", "www/class.js", "www/teacher.js
 /// Files only the project's benchmark page loads (`?bench`, `cargo xtask bench`): served
 /// with the site, but no visitor's page asks for them (not in sw.js's list, not in its
 /// budget), as the benchmark's own wasm is not.
-pub const BENCH_FILES: &[&str] = &["www/bench.js"];
+pub const BENCH_FILES: &[&str] = &["www/bench.js", "www/bench-reads.js"];
 
 /// What a browser downloads, gzipped: the first answer's module, and everything.
 #[derive(Clone, Copy, Debug, Default)]
