@@ -70,6 +70,9 @@ pub fn run() -> Result<(), String> {
     let drivers = crate::browsers::ensure()?;
     let site = target.join("site");
     let (server, url) = serve(&bin, &site, &report, &[])?;
+    // The page's own figures (its headline, playground and full run) on the page visitors
+    // get, not on the benchmark's build (28 KB more wasm, and the ?bench runner).
+    let (page_server, page_url) = serve(&bin, &visitors, &report, &[])?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -81,7 +84,7 @@ pub fn run() -> Result<(), String> {
         (Browser::WebKit, "WebKit", &drivers.webkitdriver),
     ] {
         eprintln!("\n== [{}] the page's figures in {label}", crate::at());
-        let (rows, agent, gaps) = rt.block_on(page(browser, label, driver, &url))?;
+        let (rows, agent, gaps) = rt.block_on(page(browser, label, driver, &url, &page_url))?;
         figures.extend(rows);
         agents.push(agent);
         load.gaps.push(format!("{label}'s full run: {gaps}"));
@@ -125,6 +128,7 @@ pub fn run() -> Result<(), String> {
     figures.sort_by_key(|f| f.figure);
     // The browsers and the server are gone by now: the second after is quiet too.
     drop(server);
+    drop(page_server);
     load.after();
 
     let sweep = sweep(&cargo, &dir)?;
@@ -284,20 +288,23 @@ fn median_ms(figures: &[Figure], key: &str) -> Option<f64> {
         .ok()
 }
 
-/// The page's `?bench` figures and its `?run` times in one browser, and its user agent.
+/// The `?bench` figures (from the benchmark's build at `url`) and the page's own: its
+/// headline, playground and `?run` times (from the visitors' page at `page_url`), in one
+/// browser, and its user agent.
 async fn page(
     browser: Browser,
     label: &str,
     driver: &Path,
     url: &str,
+    page_url: &str,
 ) -> Result<(Vec<Figure>, String, String), String> {
     let s = open(browser, driver, (1280, 2000)).await?;
     let c = &s.client;
     let result = async {
         let (mut rows, agent) = bench_figures(c, label, url).await?;
-        rows.push(headline_figure(c, label, url).await?);
+        rows.push(headline_figure(c, label, page_url).await?);
         rows.push(playground_figure(c, label).await?);
-        let (run, gaps) = full_run_figures(c, label, url).await?;
+        let (run, gaps) = full_run_figures(c, label, page_url).await?;
         rows.extend(run);
         Ok((rows, agent, gaps))
     }
