@@ -5,8 +5,9 @@
 //! and then built. The host is built with its triple named, as every other platform is, so
 //! build scripts and procedural macros compile alike for all of them and are shared. The
 //! tools install beside the builds; the page is built before the command that carries it;
-//! the other systems build side by side; the tests run from the builds, and the busy
-//! re-run and the install check reuse them. At the end:
+//! the other systems build side by side, at idle priority beside the host's tests (which
+//! leave much of two cores idle), and the tests that run those builds come last; the tests
+//! run from the builds, and the busy re-run and the install check reuse them. At the end:
 //! the steps' seconds, and a check that no crate was compiled twice for one platform and
 //! profile (ledger.rs), read from cargo's JSON messages.
 
@@ -122,14 +123,46 @@ fn wasm_cargo(lint: &[(&'static str, String)], args: &[&str]) -> std::process::C
     c
 }
 
+/// `command` at the idle scheduling class (`chrt --idle 0`): its processes run only on a
+/// core nothing else wants. The other systems build beside the host's tests, which leave
+/// 40% of two cores idle (waiting on browsers, servers and timeouts), and never take a
+/// core from a test that measures a clock.
+fn at_idle(command: std::process::Command) -> std::process::Command {
+    let mut c = std::process::Command::new("chrt");
+    c.args(["--idle", "0"])
+        .arg(command.get_program())
+        .args(command.get_args());
+    for (k, v) in command.get_envs() {
+        match v {
+            Some(v) => c.env(k, v),
+            None => c.env_remove(k),
+        };
+    }
+    if let Some(dir) = command.get_current_dir() {
+        c.current_dir(dir);
+    }
+    c
+}
+
 /// The other systems' builds, linted as they build: Windows with its command-line tests
 /// (what a Windows runner runs), then aarch64 Linux, on one thread; the two Macs (zig links
 /// slowly, one thread) on another. Every target's `ticklab`, by triple.
-fn other_systems(lint: &[(&'static str, String)]) -> Result<Vec<(&'static str, PathBuf)>, String> {
+fn other_systems(
+    lint: &[(&'static str, String)],
+    idle: bool,
+) -> Result<Vec<(&'static str, PathBuf)>, String> {
     let build = |target: &'static str, units: &[&str]| -> Result<(&'static str, PathBuf), String> {
         let (mut command, exe) = dist::build_command(target, Profile::Dev, None, units)?;
         command.envs(lint.iter().map(|(k, v)| (*k, v.as_str())));
-        ledger::cargo(&format!("ticklab for {target}, linted"), command)?;
+        // Beside the tests, whose output cargo's progress would break up: kept, shown if
+        // the build fails.
+        let log = crate::target_root().join(format!("build-{target}.log"));
+        let file = std::fs::File::create(&log).map_err(|e| format!("{}: {e}", log.display()))?;
+        // Beside busy loops (`--beside`), which never leave a core idle, at their priority.
+        let mut command = if idle { at_idle(command) } else { command };
+        command.stderr(file);
+        ledger::cargo(&format!("ticklab for {target}, linted"), command)
+            .inspect_err(|_| eprintln!("{}", std::fs::read_to_string(&log).unwrap_or_default()))?;
         Ok((target, exe))
     };
     std::thread::scope(|s| {
@@ -191,21 +224,33 @@ fn all(beside: usize) -> Result<(u64, u64), String> {
                 host.cargo(&["--all-targets", "--no-run"], &[]),
             )
         });
-        let others = built.and_then(|_| other_systems(&lint));
         let tools = tools
             .join()
             .map_err(|_| "the tools' thread panicked".to_string())?;
+        built?;
+        // The other systems build beside the host's tests, at idle priority.
+        let others = s.spawn(|| other_systems(&lint, beside == 0));
         let (drivers, axe) = tools?;
-        checks(&host, &lint, others?, &drivers, &axe, beside)
+        let others = move || {
+            others
+                .join()
+                .map_err(|_| "the other systems' builds panicked".to_string())?
+        };
+        checks(&host, &lint, others, &drivers, &axe, beside)
     })
 }
 
-/// Everything after the builds: the guide, the workflows, the archives, the installed
-/// command, then the tests, from the builds.
+/// The host's test targets that run the other systems' builds or their archives: run once
+/// those builds are done, after the rest.
+const OF_OTHERS: [&str; 3] = ["aarch64", "dist", "windows"];
+
+/// Everything after the host's build: the guide, the workflows, the installed command and
+/// the host's tests, while `others` builds the other systems (at idle priority); then,
+/// from those builds, the archives and the tests that run them.
 fn checks(
     host: &Host,
     lint: &[(&'static str, String)],
-    others: Vec<(&'static str, PathBuf)>,
+    others: impl FnOnce() -> Result<Vec<(&'static str, PathBuf)>, String>,
     drivers: &browsers::Drivers,
     axe: &Path,
     beside: usize,
@@ -214,15 +259,6 @@ fn checks(
         guide::build().map(|_| ())
     })?;
     LEDGER.timed("the workflows and the installer", workflows)?;
-    let binary = |t: &str| -> Result<PathBuf, String> {
-        others
-            .iter()
-            .find(|(target, _)| *target == t)
-            .map(|(_, b)| b.clone())
-            .ok_or_else(|| format!("no build for {t}"))
-    };
-    let mut binaries: Vec<(&str, PathBuf)> = others.iter().map(|(t, b)| (*t, b.clone())).collect();
-    binaries.push((dist::TARGETS[0], host.ticklab()));
     if host.triple != dist::TARGETS[0] {
         return Err(format!(
             "the test command runs on {}, not {}",
@@ -230,14 +266,28 @@ fn checks(
             dist::TARGETS[0]
         ));
     }
-    let archives = LEDGER.timed("the archives packed", || dist::dev_archives(&binaries))?;
     LEDGER.timed("the installed command serves its page", || {
         install::check(&host.ticklab())
     })?;
-    let emulated = cross::emulated(binary(AARCH64)?)?;
-    let windows = LEDGER.timed("the Windows folder, with Wine's shim", || {
-        cross::windows(&binary(WINDOWS)?)
-    })?;
+    let mut tests = host_tests(host, lint, drivers, axe, beside)?;
+    let o = tests_of_others(host, others)?;
+    tests.passed += o.passed;
+    tests.failed += o.failed;
+    if tests.passed == 0 {
+        return Err("cargo ran no test".into());
+    }
+    Ok((tests.passed, tests.failed))
+}
+
+/// This machine's tests, every target `cargo test` runs but those of the other systems'
+/// builds; the page's clocks in two engines; the busy re-run.
+fn host_tests(
+    host: &Host,
+    lint: &[(&'static str, String)],
+    drivers: &browsers::Drivers,
+    axe: &Path,
+    beside: usize,
+) -> Result<ledger::Outcome, String> {
     let site = web::target_dir(&workspace_root()).join("site");
     let s = |p: &Path| p.to_string_lossy().to_string();
     let env = [
@@ -245,15 +295,25 @@ fn checks(
         ("CHROMEDRIVER", s(&drivers.chromedriver)),
         ("GECKODRIVER", s(&drivers.geckodriver)),
         ("WEBKITDRIVER", s(&drivers.webkitdriver)),
-        ("TICKLAB_AARCH64", s(&emulated.binary)),
-        ("QEMU_AARCH64", s(&emulated.qemu)),
-        ("AARCH64_SYSROOT", s(&emulated.sysroot)),
-        ("TICKLAB_WINDOWS", s(&windows.dir)),
-        ("WINE64", s(&windows.wine64)),
-        ("TICKLAB_DIST", s(&archives)),
         ("TICKLAB_AXE", s(axe)),
     ];
-    let mut tests = ledger::cargo("the workspace's tests", host.cargo(&[], &env))?;
+    // Every target `cargo test` runs, less those of the other systems' builds.
+    let mut args = vec!["--lib".to_string(), "--bins".into(), "--examples".into()];
+    for t in test_targets()? {
+        if !OF_OTHERS.contains(&t.as_str()) {
+            args.extend(["--test".to_string(), t]);
+        }
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut tests = ledger::cargo("the workspace's tests", host.cargo(&args, &env))?;
+    let mut add = |o: ledger::Outcome| {
+        tests.passed += o.passed;
+        tests.failed += o.failed;
+    };
+    add(ledger::cargo(
+        "the workspace's doc tests",
+        host.cargo(&["--doc"], &[]),
+    )?);
     // wasm-bindgen's test runner sits beside wasm-bindgen.
     let bindgen_dir = web::ensure_wasm_bindgen()?
         .parent()
@@ -277,9 +337,10 @@ fn checks(
         // The documented clamps under test are those of a page without isolation.
         .env("WASM_BINDGEN_TEST_NO_ORIGIN_ISOLATION", "1")
         .env("PATH", &path);
-        let o = ledger::cargo(&format!("the page's clocks in headless {browser}"), c)?;
-        tests.passed += o.passed;
-        tests.failed += o.failed;
+        add(ledger::cargo(
+            &format!("the page's clocks in headless {browser}"),
+            c,
+        )?);
     }
     if beside == 0 {
         // The tests that measure this machine's clocks through the command and against an
@@ -287,20 +348,81 @@ fn checks(
         // busy loops: the lab must say "too busy to tell" or the truth on a shared machine,
         // never a multiple of the tick. From the builds above (cargo finds them fresh).
         let _load = Busy::start(2);
-        let o = ledger::cargo(
+        add(ledger::cargo(
             "again beside two busy loops",
             host.cargo(
                 &["--test", "cli", "--test", "probe", "--test", "starved"],
                 &[],
             ),
-        )?;
-        tests.passed += o.passed;
-        tests.failed += o.failed;
+        )?);
     }
-    if tests.passed == 0 {
-        return Err("cargo ran no test".into());
+    Ok(tests)
+}
+
+/// The other systems' builds, waited for, packed, and run (qemu, Wine, the archives).
+fn tests_of_others(
+    host: &Host,
+    others: impl FnOnce() -> Result<Vec<(&'static str, PathBuf)>, String>,
+) -> Result<ledger::Outcome, String> {
+    let s = |p: &Path| p.to_string_lossy().to_string();
+    let others = LEDGER.timed("the other systems' builds, waited for", others)?;
+    let binary = |t: &str| -> Result<PathBuf, String> {
+        others
+            .iter()
+            .find(|(target, _)| *target == t)
+            .map(|(_, b)| b.clone())
+            .ok_or_else(|| format!("no build for {t}"))
+    };
+    let mut binaries: Vec<(&str, PathBuf)> = others.iter().map(|(t, b)| (*t, b.clone())).collect();
+    binaries.push((dist::TARGETS[0], host.ticklab()));
+    let archives = LEDGER.timed("the archives packed", || dist::dev_archives(&binaries))?;
+    let emulated = cross::emulated(binary(AARCH64)?)?;
+    let windows = LEDGER.timed("the Windows folder, with Wine's shim", || {
+        cross::windows(&binary(WINDOWS)?)
+    })?;
+    let env = [
+        ("TICKLAB_AARCH64", s(&emulated.binary)),
+        ("QEMU_AARCH64", s(&emulated.qemu)),
+        ("AARCH64_SYSROOT", s(&emulated.sysroot)),
+        ("TICKLAB_WINDOWS", s(&windows.dir)),
+        ("WINE64", s(&windows.wine64)),
+        ("TICKLAB_DIST", s(&archives)),
+    ];
+    let args: Vec<&str> = OF_OTHERS.iter().flat_map(|t| ["--test", t]).collect();
+    ledger::cargo(
+        "the tests of the other systems' builds",
+        host.cargo(&args, &env),
+    )
+}
+
+/// The names of the workspace's integration tests (`cargo metadata`).
+fn test_targets() -> Result<Vec<String>, String> {
+    let out = ledger::command(&["metadata", "--no-deps", "--format-version", "1"])
+        .output()
+        .map_err(|e| format!("cargo metadata: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
-    Ok((tests.passed, tests.failed))
+    let m: serde_json::Value =
+        serde_json::from_slice(&out.stdout).map_err(|e| format!("cargo metadata: {e}"))?;
+    let mut names: Vec<String> = m["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|p| p["targets"].as_array().into_iter().flatten())
+        .filter(|t| {
+            t["kind"]
+                .as_array()
+                .is_some_and(|k| k.iter().any(|k| k == "test"))
+        })
+        .filter_map(|t| t["name"].as_str().map(String::from))
+        .collect();
+    names.sort();
+    names.dedup();
+    Ok(names)
 }
 
 /// Every GitHub workflow checked by actionlint (with shellcheck on their scripts), and the
