@@ -203,7 +203,19 @@ pub struct Outcome {
 /// Runs `command` (cargo's, or cargo-zigbuild's) with cargo's JSON messages, as the step
 /// `what`: diagnostics rendered by cargo, every compilation into the ledger, every other
 /// line of its output (the tests') echoed and its `test result:` lines added up.
-pub fn cargo(what: &str, mut command: Command) -> Result<Outcome, String> {
+pub fn cargo(what: &str, command: Command) -> Result<Outcome, String> {
+    cargo_then(what, command, || {})
+}
+
+/// [`cargo`], calling `built` once cargo has built what it runs (its `build-finished`
+/// message, or its end): cargo holds the target directory's lock until then, and a build
+/// started before waits for it.
+pub fn cargo_then(
+    what: &str,
+    mut command: Command,
+    built: impl FnOnce(),
+) -> Result<Outcome, String> {
+    let mut built = Some(built);
     LEDGER.timed(what, || {
         let shown: Vec<String> = std::iter::once(command.get_program())
             .chain(command.get_args())
@@ -224,6 +236,11 @@ pub fn cargo(what: &str, mut command: Command) -> Result<Outcome, String> {
             for line in BufReader::new(stdout).lines() {
                 let line = line.map_err(|e| format!("{what}: {e}"))?;
                 if line.starts_with("{\"reason\":") {
+                    if line.starts_with("{\"reason\":\"build-finished\"") {
+                        if let Some(f) = built.take() {
+                            f();
+                        }
+                    }
                     read_message(&line, what, &target_dir, &mut out);
                     continue;
                 }
@@ -234,7 +251,11 @@ pub fn cargo(what: &str, mut command: Command) -> Result<Outcome, String> {
                 }
             }
         }
-        let status = child.wait().map_err(|e| format!("{what}: {e}"))?;
+        let status = child.wait().map_err(|e| format!("{what}: {e}"));
+        if let Some(f) = built.take() {
+            f();
+        }
+        let status = status?;
         if !status.success() {
             println!("tests: {} passed, {} failed", out.passed, out.failed);
             return Err(format!("{what} failed ({status})"));

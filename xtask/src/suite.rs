@@ -228,15 +228,24 @@ fn all(beside: usize) -> Result<(u64, u64), String> {
             .join()
             .map_err(|_| "the tools' thread panicked".to_string())?;
         built?;
-        // The other systems build beside the host's tests, at idle priority.
-        let others = s.spawn(|| other_systems(&lint, beside == 0));
+        // The other systems build beside the host's tests, at idle priority, once the tests'
+        // cargo has its builds (a build holds the target directory's lock: at idle priority,
+        // it kept the tests waiting 80 s).
+        let (go, tests_built) = mpsc::channel::<()>();
+        let lint_others = &lint;
+        let others = s.spawn(move || {
+            tests_built
+                .recv()
+                .map_err(|_| "the host's tests never started".to_string())?;
+            other_systems(lint_others, beside == 0)
+        });
         let (drivers, axe) = tools?;
         let others = move || {
             others
                 .join()
                 .map_err(|_| "the other systems' builds panicked".to_string())?
         };
-        checks(&host, &lint, others, &drivers, &axe, beside)
+        checks(&host, &lint, (go, others), &drivers, &axe, beside)
     })
 }
 
@@ -250,7 +259,10 @@ const OF_OTHERS: [&str; 3] = ["aarch64", "dist", "windows"];
 fn checks(
     host: &Host,
     lint: &[(&'static str, String)],
-    others: impl FnOnce() -> Result<Vec<(&'static str, PathBuf)>, String>,
+    (go, others): (
+        mpsc::Sender<()>,
+        impl FnOnce() -> Result<Vec<(&'static str, PathBuf)>, String>,
+    ),
     drivers: &browsers::Drivers,
     axe: &Path,
     beside: usize,
@@ -269,7 +281,7 @@ fn checks(
     LEDGER.timed("the installed command serves its page", || {
         install::check(&host.ticklab())
     })?;
-    let mut tests = host_tests(host, lint, drivers, axe, beside)?;
+    let mut tests = host_tests(host, lint, go, drivers, axe, beside)?;
     let o = tests_of_others(host, others)?;
     tests.passed += o.passed;
     tests.failed += o.failed;
@@ -284,6 +296,7 @@ fn checks(
 fn host_tests(
     host: &Host,
     lint: &[(&'static str, String)],
+    go: mpsc::Sender<()>,
     drivers: &browsers::Drivers,
     axe: &Path,
     beside: usize,
@@ -305,7 +318,10 @@ fn host_tests(
         }
     }
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let mut tests = ledger::cargo("the workspace's tests", host.cargo(&args, &env))?;
+    // The other systems' builds start once this cargo has its own (`go`).
+    let mut tests = ledger::cargo_then("the workspace's tests", host.cargo(&args, &env), || {
+        let _ = go.send(());
+    })?;
     let mut add = |o: ledger::Outcome| {
         tests.passed += o.passed;
         tests.failed += o.failed;
