@@ -145,8 +145,9 @@ fn at_idle(command: std::process::Command) -> std::process::Command {
 }
 
 /// The other systems' builds, linted as they build: Windows with its command-line tests
-/// (what a Windows runner runs), then aarch64 Linux, on one thread; the two Macs (zig links
-/// slowly, one thread) on another. Every target's `ticklab`, by triple.
+/// (what a Windows runner runs), then aarch64 Linux, on one thread; the two Macs on another.
+/// Cargo's lock on the build directory still takes them one at a time (each waits for the
+/// other's); the threads only save the order. Every target's `ticklab`, by triple.
 fn other_systems(
     lint: &[(&'static str, String)],
     idle: bool,
