@@ -5,7 +5,7 @@
 //! and then built. The host is built with its triple named, as every other platform is, so
 //! build scripts and procedural macros compile alike for all of them and are shared. The
 //! tools install beside the builds; the page is built before the command that carries it;
-//! the other systems build side by side, at idle priority beside the host's tests (which
+//! the other systems build one after another, at idle priority beside the host's tests (which
 //! leave much of two cores idle), and the tests that run those builds come last; the tests
 //! run from the builds, and the busy re-run and the install check reuse them. At the end:
 //! the steps' seconds, and a check that no crate was compiled twice for one platform and
@@ -145,9 +145,8 @@ fn at_idle(command: std::process::Command) -> std::process::Command {
 }
 
 /// The other systems' builds, linted as they build: Windows with its command-line tests
-/// (what a Windows runner runs), then aarch64 Linux, on one thread; the two Macs on another.
-/// Cargo's lock on the build directory still takes them one at a time (each waits for the
-/// other's); the threads only save the order. Every target's `ticklab`, by triple.
+/// (what a Windows runner runs), aarch64 Linux, then the two Macs. Every target's
+/// `ticklab`, by triple.
 fn other_systems(
     lint: &[(&'static str, String)],
     idle: bool,
@@ -173,23 +172,14 @@ fn other_systems(
             .inspect_err(|_| eprintln!("{}", std::fs::read_to_string(&log).unwrap_or_default()))?;
         Ok((target, exe))
     };
-    std::thread::scope(|s| {
-        let gnu = s.spawn(|| -> Result<Vec<_>, String> {
-            Ok(vec![
-                build(WINDOWS, &["--no-run", "--lib", "--bins", "--test", "cli"])?,
-                build(AARCH64, &["--bin", "ticklab"])?,
-            ])
-        });
-        let mut all = Vec::new();
-        for mac in ["x86_64-apple-darwin", "aarch64-apple-darwin"] {
-            all.push(build(mac, &["--bin", "ticklab"])?);
-        }
-        all.extend(
-            gnu.join()
-                .map_err(|_| "the Windows and aarch64 builds panicked")??,
-        );
-        Ok(all)
-    })
+    // One after another: cargo's lock on the build directory takes them one at a time
+    // anyway (two threads only had each wait for the other's).
+    Ok(vec![
+        build(WINDOWS, &["--no-run", "--lib", "--bins", "--test", "cli"])?,
+        build(AARCH64, &["--bin", "ticklab"])?,
+        build("x86_64-apple-darwin", &["--bin", "ticklab"])?,
+        build("aarch64-apple-darwin", &["--bin", "ticklab"])?,
+    ])
 }
 
 fn all(beside: usize) -> Result<(u64, u64), String> {
