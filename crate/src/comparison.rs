@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::caveat::Caveat;
 use crate::digest::PAGE_NOW;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::report::{Report, Version, MAX_REPORT_BYTES};
 use crate::tick::Verdict;
 
@@ -59,17 +59,23 @@ pub struct EngineRun {
 /// browser starved the worker (WebKit's, beside two busy loops on two cores, once read it
 /// 8 times in 0.2 s), so its tick is "too busy to tell" or rests on too few edges. Such a
 /// run says so; a comparison runs its column again rather than set it beside the others.
+/// A tick experiment refused because a read took too long or its budget ran out is starved
+/// too: a worker's performance.now costs well under a microsecond when it runs.
 pub fn page_clock_starved(report: &Report) -> bool {
     report
         .clocks
         .iter()
         .filter(|c| c.info.name == PAGE_NOW)
-        .filter_map(|c| c.tick.as_ref())
-        .any(|t| {
-            t.verdict == Verdict::TooBusy
-                || t.caveats
-                    .iter()
-                    .any(|k| matches!(k, Caveat::FewEdges { .. } | Caveat::TooBusy { .. }))
+        .any(|c| {
+            c.tick.as_ref().is_some_and(|t| {
+                t.verdict == Verdict::TooBusy
+                    || t.caveats
+                        .iter()
+                        .any(|k| matches!(k, Caveat::FewEdges { .. } | Caveat::TooBusy { .. }))
+            }) || c.errors.iter().any(|e| {
+                e.experiment == "tick"
+                    && matches!(e.kind, ErrorKind::TooSlow | ErrorKind::BudgetExhausted)
+            })
         })
 }
 
@@ -187,5 +193,35 @@ mod tests {
         assert!(Comparison::from_json(&old_report).is_err());
         assert_eq!(c.measured().len(), 1);
         assert_eq!(c.runs[1].heading(), "WebKit isolated");
+    }
+
+    #[test]
+    fn a_worker_whose_reads_took_too_long_was_starved_and_one_that_failed_otherwise_was_not() {
+        use crate::clock::{ClockInfo, ClockKind, CountPeriod};
+        use crate::report::{ClockReport, ExperimentError};
+        let with = |name: &str, e: Option<Error>| {
+            let mut r = Report::new(Default::default());
+            let mut c = ClockReport::new(ClockInfo::new(
+                name,
+                ClockKind::Monotonic,
+                CountPeriod::NANOSECOND,
+            ));
+            c.errors.extend(e.map(|e| ExperimentError::new("tick", e)));
+            r.clocks.push(c);
+            r
+        };
+        let slow = || Error::TooSlow {
+            clock: PAGE_NOW.into(),
+            experiment: "tick",
+            read_s: 0.2,
+            budget_s: 0.1,
+            min_reads: 64,
+        };
+        assert!(page_clock_starved(&with(PAGE_NOW, Some(slow()))));
+        // Another clock's slowness, a worker measured, or one that failed another way: not.
+        assert!(!page_clock_starved(&with("performance.now", Some(slow()))));
+        assert!(!page_clock_starved(&with(PAGE_NOW, None)));
+        let cancelled = with(PAGE_NOW, Some(Error::Cancelled));
+        assert!(!page_clock_starved(&cancelled));
     }
 }

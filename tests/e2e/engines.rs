@@ -134,7 +134,20 @@ fn one_command_runs_every_engine_isolated_and_not() {
             let tick = Digest::of(report, "")
                 .clock(PAGE_NOW)
                 .and_then(|k| k.tick_ns)
-                .unwrap_or_else(|| panic!("{}: no tick of {PAGE_NOW}", run.heading()));
+                .unwrap_or_else(|| {
+                    // What the report said of the clock instead, to tell why.
+                    let clock = report.clocks.iter().find(|k| k.info.name == PAGE_NOW);
+                    panic!(
+                        "{}: no tick of {PAGE_NOW}: {}",
+                        run.heading(),
+                        clock.map_or("no such clock".into(), |k| format!(
+                            "available {}, tick {:?}, errors {:?}",
+                            k.available,
+                            k.tick.as_ref().map(|t| (&t.verdict, &t.caveats, t.edges)),
+                            k.errors
+                        ))
+                    )
+                });
             assert!(
                 (tick - want).abs() <= want * 0.01,
                 "{}: {PAGE_NOW} {tick} ns, documented {want} ns",

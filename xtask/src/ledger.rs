@@ -191,13 +191,92 @@ pub fn section_in(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// What a cargo run gave: the test executables it built (test binaries, by target name),
-/// and the tests its test binaries passed and failed.
+/// What a cargo run gave: the test executables it built, and the tests its test binaries
+/// passed and failed.
 #[derive(Default)]
 pub struct Outcome {
-    pub executables: Vec<(String, PathBuf)>,
+    pub executables: Vec<Executable>,
     pub passed: u64,
     pub failed: u64,
+}
+
+/// A test executable cargo built.
+#[derive(Clone, Debug)]
+pub struct Executable {
+    /// Its target's name ("cli", or a library's name for its unit tests).
+    pub name: String,
+    pub path: PathBuf,
+    /// Its package's folder, where cargo runs it.
+    pub dir: PathBuf,
+}
+
+impl Outcome {
+    /// The one test executable of target `name`.
+    pub fn executable(&self, name: &str) -> Result<&Executable, String> {
+        match self
+            .executables
+            .iter()
+            .filter(|e| e.name == name)
+            .collect::<Vec<_>>()[..]
+        {
+            [one] => Ok(one),
+            [] => Err(format!("cargo built no test executable named {name}")),
+            _ => Err(format!(
+                "cargo built more than one test executable named {name}"
+            )),
+        }
+    }
+}
+
+/// Runs the built test executable `exe` (`runner` first, for another platform's) as cargo
+/// test would, without cargo (whose lock a build beside may hold for minutes): from its
+/// package's folder, with `env`, its output echoed and its `test result:` line counted.
+pub fn run_tests(
+    what: &str,
+    runner: Option<&Path>,
+    exe: &Executable,
+    env: &[(&str, String)],
+) -> Result<Outcome, String> {
+    LEDGER.timed(what, || {
+        let mut command = match runner {
+            Some(r) => {
+                let mut c = Command::new(r);
+                c.arg(&exe.path);
+                c
+            }
+            None => Command::new(&exe.path),
+        };
+        command
+            .current_dir(&exe.dir)
+            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+            .stdout(Stdio::piped());
+        eprintln!(
+            "\n== [{}] {what}: {}{}",
+            crate::at(),
+            runner.map_or(String::new(), |r| format!("{} ", r.display())),
+            exe.path.display()
+        );
+        let mut child = command
+            .spawn()
+            .map_err(|e| format!("{what}: cannot start {}: {e}", exe.path.display()))?;
+        let mut out = Outcome::default();
+        if let Some(stdout) = child.stdout.take() {
+            for line in BufReader::new(stdout).lines() {
+                let line = line.map_err(|e| format!("{what}: {e}"))?;
+                println!("{line}");
+                if let Some(rest) = line.strip_prefix("test result: ") {
+                    out.passed += count(rest, " passed");
+                    out.failed += count(rest, " failed");
+                }
+            }
+        }
+        let status = child.wait().map_err(|e| format!("{what}: {e}"))?;
+        if !status.success() || out.passed + out.failed == 0 {
+            println!("tests: {} passed, {} failed", out.passed, out.failed);
+            return Err(format!("{what} failed ({status}, {} passed)", out.passed));
+        }
+        Ok(out)
+    })
 }
 
 /// Runs `command` (cargo's, or cargo-zigbuild's) with cargo's JSON messages, as the step
@@ -291,7 +370,12 @@ fn read_message(line: &str, step: &str, target_dir: &Path, out: &mut Outcome) {
     let name = m["target"]["name"].as_str().unwrap_or("?").to_string();
     if m["profile"]["test"] == true {
         if let Some(exe) = m["executable"].as_str() {
-            out.executables.push((name.clone(), PathBuf::from(exe)));
+            let manifest = Path::new(m["manifest_path"].as_str().unwrap_or(""));
+            out.executables.push(Executable {
+                name: name.clone(),
+                path: PathBuf::from(exe),
+                dir: manifest.parent().unwrap_or(Path::new("")).to_path_buf(),
+            });
         }
     }
     if m["fresh"] == true {

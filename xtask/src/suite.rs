@@ -207,25 +207,26 @@ fn all(beside: usize) -> Result<(u64, u64), String> {
         );
         // The page before the command: the command carries it (its build script reads the
         // built site), so a page built after would build the command again.
-        let page = wasm.and_then(|_| {
+        let page = wasm.and_then(|wasm| {
             // The channel closes without it only on a failure, which the tools' thread tells.
             let bindgen = || {
                 ready
                     .recv()
                     .map_err(|_| "the tools' thread ended before wasm-bindgen".to_string())
             };
-            web::build_page(&[], &bindgen).map(|_| ())
+            web::build_page(&[], &bindgen).map(|_| wasm)
         });
-        let built = page.and_then(|()| {
-            ledger::cargo(
+        let built = page.and_then(|wasm| {
+            let host = ledger::cargo(
                 "the workspace for this machine, linted",
                 host.cargo(&["--all-targets", "--no-run"], &[]),
-            )
+            )?;
+            Ok(Built { wasm, host })
         });
         let tools = tools
             .join()
             .map_err(|_| "the tools' thread panicked".to_string())?;
-        built?;
+        let built = built?;
         // The other systems build beside the host's tests, at idle priority, once the tests'
         // cargo has its builds (a build holds the target directory's lock: at idle priority,
         // it kept the tests waiting 80 s).
@@ -243,8 +244,15 @@ fn all(beside: usize) -> Result<(u64, u64), String> {
                 .join()
                 .map_err(|_| "the other systems' builds panicked".to_string())?
         };
-        checks(&host, &lint, (go, others), &drivers, &axe, beside)
+        checks(&host, &built, (go, others), &drivers, &axe, beside)
     })
+}
+
+/// What the builds gave: the test executables of the page's crates in wasm32 and of the
+/// workspace, which the steps after the host's tests run without cargo.
+struct Built {
+    wasm: ledger::Outcome,
+    host: ledger::Outcome,
 }
 
 /// The host's test targets that run the other systems' builds or their archives: run once
@@ -256,7 +264,7 @@ const OF_OTHERS: [&str; 3] = ["aarch64", "dist", "windows"];
 /// from those builds, the archives and the tests that run them.
 fn checks(
     host: &Host,
-    lint: &[(&'static str, String)],
+    built: &Built,
     (go, others): (
         mpsc::Sender<()>,
         impl FnOnce() -> Result<Vec<(&'static str, PathBuf)>, String>,
@@ -279,7 +287,7 @@ fn checks(
     LEDGER.timed("the installed command serves its page", || {
         install::check(&host.ticklab())
     })?;
-    let mut tests = host_tests(host, lint, go, drivers, axe, beside)?;
+    let mut tests = host_tests(host, built, go, drivers, axe, beside)?;
     let o = tests_of_others(host, others)?;
     tests.passed += o.passed;
     tests.failed += o.failed;
@@ -293,7 +301,7 @@ fn checks(
 /// builds; the page's clocks in two engines; the busy re-run.
 fn host_tests(
     host: &Host,
-    lint: &[(&'static str, String)],
+    built: &Built,
     go: mpsc::Sender<()>,
     drivers: &browsers::Drivers,
     axe: &Path,
@@ -316,6 +324,9 @@ fn host_tests(
         }
     }
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    // The doc tests first: cargo compiles them, and once the other systems build, a cargo
+    // waits for each build's lock.
+    let docs = ledger::cargo("the workspace's doc tests", host.cargo(&["--doc"], &[]))?;
     // The other systems' builds start once this cargo has its own (`go`).
     let mut tests = ledger::cargo_then("the workspace's tests", host.cargo(&args, &env), || {
         let _ = go.send(());
@@ -324,51 +335,41 @@ fn host_tests(
         tests.passed += o.passed;
         tests.failed += o.failed;
     };
-    add(ledger::cargo(
-        "the workspace's doc tests",
-        host.cargo(&["--doc"], &[]),
-    )?);
+    add(docs);
+    // From here on the tests run from the builds, without cargo.
     // wasm-bindgen's test runner sits beside wasm-bindgen.
-    let bindgen_dir = web::ensure_wasm_bindgen()?
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default();
-    let path = format!(
-        "{}:{}",
-        bindgen_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let runner = web::ensure_wasm_bindgen()?.with_file_name("wasm-bindgen-test-runner");
+    let page = built.wasm.executable("web")?;
     for (browser, var, driver) in [
         ("Chromium", "CHROMEDRIVER", &drivers.chromedriver),
         ("Firefox", "GECKODRIVER", &drivers.geckodriver),
     ] {
-        let mut c = wasm_cargo(lint, &["--test", "web"]);
-        c.env(
-            "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER",
-            "wasm-bindgen-test-runner",
-        )
-        .env(var, driver)
-        // The documented clamps under test are those of a page without isolation.
-        .env("WASM_BINDGEN_TEST_NO_ORIGIN_ISOLATION", "1")
-        .env("PATH", &path);
-        add(ledger::cargo(
+        let env = [
+            (var, s(driver)),
+            // The documented clamps under test are those of a page without isolation.
+            ("WASM_BINDGEN_TEST_NO_ORIGIN_ISOLATION", "1".into()),
+        ];
+        add(ledger::run_tests(
             &format!("the page's clocks in headless {browser}"),
-            c,
+            Some(&runner),
+            page,
+            &env,
         )?);
     }
     if beside == 0 {
         // The tests that measure this machine's clocks through the command and against an
         // independent loop of reads, and the starved clocks of the core, again beside two
         // busy loops: the lab must say "too busy to tell" or the truth on a shared machine,
-        // never a multiple of the tick. From the builds above (cargo finds them fresh).
+        // never a multiple of the tick. From the builds above.
         let _load = Busy::start(2);
-        add(ledger::cargo(
-            "again beside two busy loops",
-            host.cargo(
-                &["--test", "cli", "--test", "probe", "--test", "starved"],
+        for name in ["cli", "probe", "starved"] {
+            add(ledger::run_tests(
+                &format!("{name}, again beside two busy loops"),
+                None,
+                built.host.executable(name)?,
                 &[],
-            ),
-        )?);
+            )?);
+        }
     }
     Ok(tests)
 }
