@@ -211,6 +211,15 @@ pub struct Executable {
 }
 
 impl Outcome {
+    /// A line of a test binary's output, echoed, its `test result:` counted.
+    fn echo(&mut self, line: &str) {
+        println!("{line}");
+        if let Some(rest) = line.strip_prefix("test result: ") {
+            self.passed += count(rest, " passed");
+            self.failed += count(rest, " failed");
+        }
+    }
+
     /// The one test executable of target `name`.
     pub fn executable(&self, name: &str) -> Result<&Executable, String> {
         match self
@@ -263,11 +272,7 @@ pub fn run_tests(
         if let Some(stdout) = child.stdout.take() {
             for line in BufReader::new(stdout).lines() {
                 let line = line.map_err(|e| format!("{what}: {e}"))?;
-                println!("{line}");
-                if let Some(rest) = line.strip_prefix("test result: ") {
-                    out.passed += count(rest, " passed");
-                    out.failed += count(rest, " failed");
-                }
+                out.echo(&line);
             }
         }
         let status = child.wait().map_err(|e| format!("{what}: {e}"))?;
@@ -323,11 +328,7 @@ pub fn cargo_then(
                     read_message(&line, what, &target_dir, &mut out);
                     continue;
                 }
-                println!("{line}");
-                if let Some(rest) = line.strip_prefix("test result: ") {
-                    out.passed += count(rest, " passed");
-                    out.failed += count(rest, " failed");
-                }
+                out.echo(&line);
             }
         }
         let status = child.wait().map_err(|e| format!("{what}: {e}"));
