@@ -118,167 +118,202 @@ async fn keyboard(c: &Client, state: &str, must_judge: bool) -> Result<Vec<Strin
 
 /// The page's states in one browser: each state's violations.
 async fn page_states(
+    c: &Client,
     browser: Browser,
-    driver: &Path,
     url: &str,
     files: &Path,
     axe: &str,
 ) -> Result<Vec<String>, String> {
-    let s = open(browser, driver, (1280, 1000)).await?;
-    let c = &s.client;
-    let out = async {
-        let mut found = Vec::new();
-        c.goto(url).await.map_err(|e| e.to_string())?;
-        wait_ready(c).await?;
-        found.extend(violations(c, axe, "the page, before a run").await);
-        found.extend(keyboard(c, "the page, before a run", browser == Browser::Chromium).await?);
-        c.goto(&format!("{url}?run")).await.map_err(|e| e.to_string())?;
-        let state = wait_done(c, Duration::from_secs(240)).await?;
-        if state != "done" {
-            return Err(format!("the run ended '{state}'"));
-        }
-        found.extend(violations(c, axe, "the page, after a full run").await);
-        let said = js(
-            c,
-            "return [...document.querySelectorAll('canvas[aria-label]')].map(k => k.id + ': ' + k.getAttribute('aria-label'))",
-        )
-        .await?;
-        let said: Vec<String> = said
-            .as_array()
-            .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
-            .unwrap_or_default();
-        if !said.iter().any(|s| s.starts_with("plot-raw: ") && s.contains("bands at multiples of the tick")) {
-            found.push(format!("the raw plot's words do not name its bands: {said:?}"));
-        }
-        // The playground, drawn.
-        js(c, "document.getElementById('playground').scrollIntoView(); return 0").await?;
-        wait_for(c, "return (self.ticklabTimes.play || []).length >= 1", Duration::from_secs(30)).await?;
-        found.extend(violations(c, axe, "the playground").await);
-        // An analysis of a paste.
-        js(
-            c,
-            "document.getElementById('analyze-text').value = Array.from({length: 300}, (_, i) => ((i % 7 + 1) * 0.1).toFixed(1)).join('\\n');
-             document.getElementById('analyze-run').click(); return 0",
-        )
-        .await?;
-        wait_for(c, "return document.getElementById('analysis').dataset.state === 'done'", Duration::from_secs(30)).await?;
-        found.extend(violations(c, axe, "an analysis").await);
-        // Compare with two reports loaded.
-        let own = js(c, "return self.ticklabExportJson()").await?;
-        let own = own.as_str().ok_or("no export")?.to_string();
-        let a = files.join(format!("{browser:?}-a.json"));
-        let b = files.join(format!("{browser:?}-b.json"));
-        std::fs::write(&a, &own).map_err(|e| e.to_string())?;
-        std::fs::write(&b, &own).map_err(|e| e.to_string())?;
-        let input = c.find(Locator::Id("native-file")).await.map_err(|e| e.to_string())?;
-        input
-            .send_keys(&format!("{}\n{}", a.display(), b.display()))
-            .await
-            .map_err(|e| e.to_string())?;
-        wait_for(
-            c,
-            "return document.querySelectorAll('#compare-table tbody tr').length > 4",
-            Duration::from_secs(30),
-        )
-        .await?;
-        found.extend(violations(c, axe, "Compare with reports loaded").await);
-        // Every plot on screen says what it shows.
-        let unsaid = js(
-            c,
-            "return [...document.querySelectorAll('canvas')]
-               .filter(k => k.offsetParent !== null && !(k.getAttribute('aria-label') || '').length)
-               .map(k => k.id)",
-        )
-        .await?;
-        if unsaid.as_array().is_some_and(|a| !a.is_empty()) {
-            found.push(format!("plots on screen with no text alternative: {unsaid}"));
-        }
-        Ok(found)
+    let mut found = Vec::new();
+    c.goto(url).await.map_err(|e| e.to_string())?;
+    wait_ready(c).await?;
+    found.extend(violations(c, axe, "the page, before a run").await);
+    found.extend(keyboard(c, "the page, before a run", browser == Browser::Chromium).await?);
+    c.goto(&format!("{url}?run"))
+        .await
+        .map_err(|e| e.to_string())?;
+    let state = wait_done(c, Duration::from_secs(240)).await?;
+    if state != "done" {
+        return Err(format!("the run ended '{state}'"));
     }
-    .await;
-    let _ = c.clone().close().await;
-    out
+    found.extend(violations(c, axe, "the page, after a full run").await);
+    let said = js(
+        c,
+        "return [...document.querySelectorAll('canvas[aria-label]')].map(k => k.id + ': ' + k.getAttribute('aria-label'))",
+    )
+    .await?;
+    let said: Vec<String> = said
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    if !said
+        .iter()
+        .any(|s| s.starts_with("plot-raw: ") && s.contains("bands at multiples of the tick"))
+    {
+        found.push(format!(
+            "the raw plot's words do not name its bands: {said:?}"
+        ));
+    }
+    // The playground, drawn.
+    js(
+        c,
+        "document.getElementById('playground').scrollIntoView(); return 0",
+    )
+    .await?;
+    wait_for(
+        c,
+        "return (self.ticklabTimes.play || []).length >= 1",
+        Duration::from_secs(30),
+    )
+    .await?;
+    found.extend(violations(c, axe, "the playground").await);
+    // An analysis of a paste.
+    js(
+        c,
+        "document.getElementById('analyze-text').value = Array.from({length: 300}, (_, i) => ((i % 7 + 1) * 0.1).toFixed(1)).join('\\n');
+         document.getElementById('analyze-run').click(); return 0",
+    )
+    .await?;
+    wait_for(
+        c,
+        "return document.getElementById('analysis').dataset.state === 'done'",
+        Duration::from_secs(30),
+    )
+    .await?;
+    found.extend(violations(c, axe, "an analysis").await);
+    // Compare with two reports loaded.
+    let own = js(c, "return self.ticklabExportJson()").await?;
+    let own = own.as_str().ok_or("no export")?.to_string();
+    let a = files.join(format!("{browser:?}-a.json"));
+    let b = files.join(format!("{browser:?}-b.json"));
+    std::fs::write(&a, &own).map_err(|e| e.to_string())?;
+    std::fs::write(&b, &own).map_err(|e| e.to_string())?;
+    let input = c
+        .find(Locator::Id("native-file"))
+        .await
+        .map_err(|e| e.to_string())?;
+    input
+        .send_keys(&format!("{}\n{}", a.display(), b.display()))
+        .await
+        .map_err(|e| e.to_string())?;
+    wait_for(
+        c,
+        "return document.querySelectorAll('#compare-table tbody tr').length > 4",
+        Duration::from_secs(30),
+    )
+    .await?;
+    found.extend(violations(c, axe, "Compare with reports loaded").await);
+    // Every plot on screen says what it shows.
+    let unsaid = js(
+        c,
+        "return [...document.querySelectorAll('canvas')]
+           .filter(k => k.offsetParent !== null && !(k.getAttribute('aria-label') || '').length)
+           .map(k => k.id)",
+    )
+    .await?;
+    if unsaid.as_array().is_some_and(|a| !a.is_empty()) {
+        found.push(format!(
+            "plots on screen with no text alternative: {unsaid}"
+        ));
+    }
+    Ok(found)
 }
 
 /// A class: a student's page (joined, run, sent) and the teacher's view with the run.
 async fn class_states(
-    browser: Browser,
-    driver: &Path,
+    c: &Client,
     class: &ticklab_browser::ClassServer,
     axe: &str,
 ) -> Result<Vec<String>, String> {
-    let s = open(browser, driver, (1280, 1000)).await?;
-    let c = &s.client;
-    let out = async {
-        let mut found = Vec::new();
-        c.goto(&format!("http://127.0.0.1:{}/?class={}&run", class.port, class.code))
-            .await
-            .map_err(|e| e.to_string())?;
-        wait_done(c, Duration::from_secs(240)).await?;
-        wait_for(c, "return ['sent', 'refused', 'failed'].includes(document.body.dataset.class)", Duration::from_secs(30)).await?;
-        found.extend(violations(c, axe, "a student's class page").await);
-        c.goto(&format!("http://127.0.0.1:{}/class.html#key={}", class.port, class.key))
-            .await
-            .map_err(|e| e.to_string())?;
-        wait_for(c, "return document.body.dataset.live === 'yes' && Number(document.body.dataset.rows) >= 1 && document.body.dataset.plotted !== undefined", Duration::from_secs(30)).await?;
-        found.extend(violations(c, axe, "the teacher's view").await);
-        let alt = js(c, "return document.getElementById('class-plot').alt").await?;
-        if !alt.as_str().unwrap_or("").contains("one point per student") {
-            found.push(format!("the class's plot is not said in words: {alt}"));
-        }
-        Ok(found)
+    let mut found = Vec::new();
+    c.goto(&format!(
+        "http://127.0.0.1:{}/?class={}&run",
+        class.port, class.code
+    ))
+    .await
+    .map_err(|e| e.to_string())?;
+    wait_done(c, Duration::from_secs(240)).await?;
+    wait_for(
+        c,
+        "return ['sent', 'refused', 'failed'].includes(document.body.dataset.class)",
+        Duration::from_secs(30),
+    )
+    .await?;
+    found.extend(violations(c, axe, "a student's class page").await);
+    c.goto(&format!(
+        "http://127.0.0.1:{}/class.html#key={}",
+        class.port, class.key
+    ))
+    .await
+    .map_err(|e| e.to_string())?;
+    wait_for(c, "return document.body.dataset.live === 'yes' && Number(document.body.dataset.rows) >= 1 && document.body.dataset.plotted !== undefined", Duration::from_secs(30)).await?;
+    found.extend(violations(c, axe, "the teacher's view").await);
+    let alt = js(c, "return document.getElementById('class-plot').alt").await?;
+    if !alt.as_str().unwrap_or("").contains("one point per student") {
+        found.push(format!("the class's plot is not said in words: {alt}"));
     }
-    .await;
-    let _ = c.clone().close().await;
-    out
+    Ok(found)
 }
 
 /// Chromium told the system prefers a dark theme and less motion: the page turns dark (and
 /// axe-core's contrast rules still pass), its plots stay on white, and nothing on it moves
 /// but the CSS clock no one sees. Screenshots land in target/e2e/dark.png and
 /// dark-plots.png.
-async fn dark_and_still(driver: &Path, url: &str, axe: &str) -> Result<Vec<String>, String> {
-    let s = open(Browser::Chromium, driver, (1280, 2000)).await?;
+async fn dark_and_still(s: &Session, url: &str, axe: &str) -> Result<Vec<String>, String> {
     let c = &s.client;
-    let out = async {
-        let media = serde_json::json!({ "cmd": "Emulation.setEmulatedMedia", "params": { "features": [
-            { "name": "prefers-color-scheme", "value": "dark" },
-            { "name": "prefers-reduced-motion", "value": "reduce" },
-        ]}});
-        s.command("goog/cdp/execute", media).await.map_err(|e| e.to_string())?;
-        c.goto(&format!("{url}?run")).await.map_err(|e| e.to_string())?;
-        let state = wait_done(c, Duration::from_secs(240)).await?;
-        if state != "done" {
-            return Err(format!("the run ended '{state}'"));
-        }
-        let mut found = violations(c, axe, "the dark theme, after a full run").await;
-        let v = js(
-            c,
-            "return [getComputedStyle(document.body).backgroundColor,
-                     getComputedStyle(document.getElementById('plot-raw')).backgroundColor,
-                     document.getAnimations().filter(a => !(a.effect && a.effect.target
-                       && a.effect.target.classList.contains('css-clock'))).length]",
-        )
-        .await?;
-        if v[0] != "rgb(18, 20, 23)" || v[1] != "rgb(255, 255, 255)" {
-            found.push(format!("the dark theme: page {}, plots {}", v[0], v[1]));
-        }
-        if v[2] != 0 {
-            found.push(format!("{} animations run with reduced motion asked for", v[2]));
-        }
-        let dir = target().join("e2e");
-        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-        let png = c.screenshot().await.map_err(|e| e.to_string())?;
-        std::fs::write(dir.join("dark.png"), png).map_err(|e| e.to_string())?;
-        // And its plots, on their white panels.
-        js(c, "document.getElementById('plot-raw').scrollIntoView(); return 0").await?;
-        let png = c.screenshot().await.map_err(|e| e.to_string())?;
-        std::fs::write(dir.join("dark-plots.png"), png).map_err(|e| e.to_string())?;
-        Ok(found)
+    // The whole page and its first plots in one screenshot.
+    c.set_window_rect(0, 0, 1280, 2000)
+        .await
+        .map_err(|e| e.to_string())?;
+    let media = serde_json::json!({ "cmd": "Emulation.setEmulatedMedia", "params": { "features": [
+        { "name": "prefers-color-scheme", "value": "dark" },
+        { "name": "prefers-reduced-motion", "value": "reduce" },
+    ]}});
+    s.command("goog/cdp/execute", media)
+        .await
+        .map_err(|e| e.to_string())?;
+    c.goto(&format!("{url}?run"))
+        .await
+        .map_err(|e| e.to_string())?;
+    let state = wait_done(c, Duration::from_secs(240)).await?;
+    if state != "done" {
+        return Err(format!("the run ended '{state}'"));
     }
-    .await;
-    let _ = c.clone().close().await;
-    out
+    let mut found = violations(c, axe, "the dark theme, after a full run").await;
+    let v = js(
+        c,
+        "return [getComputedStyle(document.body).backgroundColor,
+                 getComputedStyle(document.getElementById('plot-raw')).backgroundColor,
+                 document.getAnimations().filter(a => !(a.effect && a.effect.target
+                   && a.effect.target.classList.contains('css-clock'))).length]",
+    )
+    .await?;
+    if v[0] != "rgb(18, 20, 23)" || v[1] != "rgb(255, 255, 255)" {
+        found.push(format!("the dark theme: page {}, plots {}", v[0], v[1]));
+    }
+    if v[2] != 0 {
+        found.push(format!(
+            "{} animations run with reduced motion asked for",
+            v[2]
+        ));
+    }
+    let dir = target().join("e2e");
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let png = c.screenshot().await.map_err(|e| e.to_string())?;
+    std::fs::write(dir.join("dark.png"), png).map_err(|e| e.to_string())?;
+    // And its plots, on their white panels.
+    js(
+        c,
+        "document.getElementById('plot-raw').scrollIntoView(); return 0",
+    )
+    .await?;
+    let png = c.screenshot().await.map_err(|e| e.to_string())?;
+    std::fs::write(dir.join("dark-plots.png"), png).map_err(|e| e.to_string())?;
+    Ok(found)
 }
 
 #[test]
@@ -300,21 +335,28 @@ fn every_state_of_the_page_has_no_axe_violation_in_chromium_and_firefox() {
         .build()
         .unwrap();
     let mut found = Vec::new();
+    // One session an engine (a Firefox costs 7 CPU-seconds to start): the page, the class,
+    // and in Chromium the dark theme last (its emulation stays with the session).
     for (browser, drv) in engines().into_iter().filter(|(b, _)| *b != Browser::WebKit) {
+        let s = rt
+            .block_on(open(browser, &drv, (1280, 1000)))
+            .unwrap_or_else(|e| panic!("{browser:?}: {e}"));
         let page = rt
-            .block_on(page_states(browser, &drv, &url, dir.path(), &axe))
+            .block_on(page_states(&s.client, browser, &url, dir.path(), &axe))
             .unwrap_or_else(|e| panic!("{browser:?}: {e}"));
         found.extend(page.into_iter().map(|v| format!("{browser:?}, {v}")));
         let cls = rt
-            .block_on(class_states(browser, &drv, &class, &axe))
+            .block_on(class_states(&s.client, &class, &axe))
             .unwrap_or_else(|e| panic!("{browser:?} class: {e}"));
         found.extend(cls.into_iter().map(|v| format!("{browser:?}, {v}")));
+        if browser == Browser::Chromium {
+            found.extend(
+                rt.block_on(dark_and_still(&s, &url, &axe))
+                    .unwrap_or_else(|e| panic!("the dark theme: {e}")),
+            );
+        }
+        let _ = rt.block_on(s.client.clone().close());
     }
-    let (_, chromium) = engines().remove(0);
-    found.extend(
-        rt.block_on(dark_and_still(&chromium, &url, &axe))
-            .unwrap_or_else(|e| panic!("the dark theme: {e}")),
-    );
     assert!(
         found.is_empty(),
         "axe-core (WCAG 2.1 A and AA):\n{}",

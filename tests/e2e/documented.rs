@@ -33,134 +33,134 @@ struct Run {
 const IMPLICIT: &str = "['timeline.currentTime', 'css-animation', 'audio-worklet.currentFrame',
     'message-channel', 'setTimeout-chain', 'event-timing']";
 
-async fn full_run(browser: Browser, driver: &Path, url: &str, shot: &Path) -> Result<Run, String> {
-    let s = open(browser, driver, (1280, 2000)).await?;
-    let c = &s.client;
-    let run = async {
-        c.goto(&format!("{url}?run")).await.map_err(|e| e.to_string())?;
-        let state = wait_done(c, Duration::from_secs(240)).await?;
-        let png = c.screenshot().await.map_err(|e| e.to_string())?;
-        std::fs::write(shot, png).map_err(|e| e.to_string())?;
-        if state != "done" {
-            return Err(format!("the run ended '{state}'"));
-        }
-        let v = c
-            .execute(
-                &format!("return {{
-                  implicit: Object.fromEntries({IMPLICIT}.map(id => {{
-                    const r = document.querySelector(`#summary tbody tr[data-clock='${{id}}']`);
-                    if (r && r.dataset.tickNs) return [id, {{ tick: Number(r.dataset.tickNs) }}];
-                    if (r) return [id, {{ reason: [...r.querySelectorAll('li')].map(li => li.textContent).join('; ') }}];
-                    const box = document.querySelector(`#clock-choice input[data-run='${{id}}']`);
-                    const why = box && box.disabled && box.closest('tr').querySelector('small');
-                    return [id, why ? {{ reason: why.textContent }} : {{ missing: true }}];
-                  }})),
-                  ranking: document.getElementById('ranking').textContent,
-                  isolated: self.crossOriginIsolated,
-                  ticks: [...document.querySelectorAll('#summary tbody tr')]
-                    .map(r => [r.dataset.clock, r.dataset.tickNs ? Number(r.dataset.tickNs) : null]),
-                  grids: Object.fromEntries([...document.querySelectorAll('#summary tbody tr')]
-                    .map(r => [r.dataset.clock, r.dataset.grid || null])),
-                  native: document.querySelectorAll('#compare-table tr[data-where=native]').length,
-                  lesson: document.getElementById('lesson-here').textContent,
-                  errors: self.ticklabErrors || ['no error log'],
-                  notes: [...document.querySelectorAll('#summary tbody tr')]
-                    .map(r => [r.querySelector('th').textContent,
-                               [...r.querySelectorAll('li')].map(li => li.textContent)]),
-                  crossed: self.ticklabCrossings(),
-                  seed: document.documentElement.textContent.toLowerCase().includes('seed'),
-                  wasm: performance.getEntriesByType('resource').map(e => e.name)
-                    .filter(n => n.endsWith('.wasm')).map(n => n.split('/').pop()).sort(),
-                }}"),
-                vec![],
-            )
-            .await
-            .map_err(|e| e.to_string())?;
-        // The page names its sources by author and title, never by the repository's files.
-        if v["seed"] != serde_json::Value::Bool(false) {
-            return Err(format!("the page says 'seed' (or could not be read): {}", v["seed"]));
-        }
-        // "Look closer" at the worker's performance.now: every view the Lab names for it is
-        // drawn into its canvas (dark pixels on it), the others' figures hidden.
-        let plots = c
-            .execute(
-                "const sel = document.getElementById('detail-clock');
-                 sel.value = 'performance.now'; sel.dispatchEvent(new Event('change'));
-                 return [...document.querySelectorAll(\"#details canvas[id^='plot-']\")]
-                   .filter(c => !c.closest('figure').hidden)
-                   .map(c => {
-                     const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-                     let ink = 0;
-                     for (let i = 0; i < d.length; i += 4) if (d[i] < 128 && d[i + 3] > 0) ink++;
-                     return [c.id.slice(5), ink > 200];
-                   })",
-                vec![],
-            )
-            .await
-            .map_err(|e| e.to_string())?;
-        let plots = plots
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .map(|p| (p[0].as_str().unwrap_or("").to_string(), p[1] == true))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let json = c
-            .execute("return self.ticklabExportJson()", vec![])
-            .await
-            .map_err(|e| e.to_string())?
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        let crossed_after_export = c
-            .execute("return self.ticklabCrossings()", vec![])
-            .await
-            .map_err(|e| e.to_string())?;
-        let notes = v["notes"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .map(|r| {
-                        let list = r[1].as_array().map_or(Vec::new(), |l| {
-                            l.iter().map(|n| n.as_str().unwrap_or("").to_string()).collect()
-                        });
-                        (r[0].as_str().unwrap_or("").to_string(), list)
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let ticks = v["ticks"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .map(|r| (r[0].as_str().unwrap_or("").to_string(), r[1].as_f64()))
-                    .collect()
-            })
-            .unwrap_or_default();
-        Ok(Run {
-            isolated: v["isolated"].as_bool().unwrap_or(false),
-            ticks,
-            grids: v["grids"].clone(),
-            native_rows: v["native"].as_u64().unwrap_or(0),
-            lesson_here: v["lesson"].as_str().unwrap_or_default().to_string(),
-            errors: v["errors"]
-                .as_array()
-                .map(|a| a.iter().map(|e| e.to_string()).collect())
-                .unwrap_or_default(),
-            notes,
-            crossed: v["crossed"].clone(),
-            crossed_after_export,
-            json,
-            implicit: v["implicit"].clone(),
-            ranking: v["ranking"].as_str().unwrap_or_default().to_string(),
-            plots,
-            wasm_fetched: v["wasm"].clone(),
-        })
+async fn full_run(c: &Client, url: &str, shot: &Path) -> Result<Run, String> {
+    c.goto(&format!("{url}?run"))
+        .await
+        .map_err(|e| e.to_string())?;
+    let state = wait_done(c, Duration::from_secs(240)).await?;
+    let png = c.screenshot().await.map_err(|e| e.to_string())?;
+    std::fs::write(shot, png).map_err(|e| e.to_string())?;
+    if state != "done" {
+        return Err(format!("the run ended '{state}'"));
     }
-    .await;
-    let _ = c.clone().close().await;
-    run
+    let v = c
+        .execute(
+            &format!("return {{
+              implicit: Object.fromEntries({IMPLICIT}.map(id => {{
+                const r = document.querySelector(`#summary tbody tr[data-clock='${{id}}']`);
+                if (r && r.dataset.tickNs) return [id, {{ tick: Number(r.dataset.tickNs) }}];
+                if (r) return [id, {{ reason: [...r.querySelectorAll('li')].map(li => li.textContent).join('; ') }}];
+                const box = document.querySelector(`#clock-choice input[data-run='${{id}}']`);
+                const why = box && box.disabled && box.closest('tr').querySelector('small');
+                return [id, why ? {{ reason: why.textContent }} : {{ missing: true }}];
+              }})),
+              ranking: document.getElementById('ranking').textContent,
+              isolated: self.crossOriginIsolated,
+              ticks: [...document.querySelectorAll('#summary tbody tr')]
+                .map(r => [r.dataset.clock, r.dataset.tickNs ? Number(r.dataset.tickNs) : null]),
+              grids: Object.fromEntries([...document.querySelectorAll('#summary tbody tr')]
+                .map(r => [r.dataset.clock, r.dataset.grid || null])),
+              native: document.querySelectorAll('#compare-table tr[data-where=native]').length,
+              lesson: document.getElementById('lesson-here').textContent,
+              errors: self.ticklabErrors || ['no error log'],
+              notes: [...document.querySelectorAll('#summary tbody tr')]
+                .map(r => [r.querySelector('th').textContent,
+                           [...r.querySelectorAll('li')].map(li => li.textContent)]),
+              crossed: self.ticklabCrossings(),
+              seed: document.documentElement.textContent.toLowerCase().includes('seed'),
+              wasm: performance.getEntriesByType('resource').map(e => e.name)
+                .filter(n => n.endsWith('.wasm')).map(n => n.split('/').pop()).sort(),
+            }}"),
+            vec![],
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+    // The page names its sources by author and title, never by the repository's files.
+    if v["seed"] != serde_json::Value::Bool(false) {
+        return Err(format!(
+            "the page says 'seed' (or could not be read): {}",
+            v["seed"]
+        ));
+    }
+    // "Look closer" at the worker's performance.now: every view the Lab names for it is
+    // drawn into its canvas (dark pixels on it), the others' figures hidden.
+    let plots = c
+        .execute(
+            "const sel = document.getElementById('detail-clock');
+             sel.value = 'performance.now'; sel.dispatchEvent(new Event('change'));
+             return [...document.querySelectorAll(\"#details canvas[id^='plot-']\")]
+               .filter(c => !c.closest('figure').hidden)
+               .map(c => {
+                 const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+                 let ink = 0;
+                 for (let i = 0; i < d.length; i += 4) if (d[i] < 128 && d[i + 3] > 0) ink++;
+                 return [c.id.slice(5), ink > 200];
+               })",
+            vec![],
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+    let plots = plots
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|p| (p[0].as_str().unwrap_or("").to_string(), p[1] == true))
+                .collect()
+        })
+        .unwrap_or_default();
+    let json = c
+        .execute("return self.ticklabExportJson()", vec![])
+        .await
+        .map_err(|e| e.to_string())?
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let crossed_after_export = c
+        .execute("return self.ticklabCrossings()", vec![])
+        .await
+        .map_err(|e| e.to_string())?;
+    let notes = v["notes"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|r| {
+                    let list = r[1].as_array().map_or(Vec::new(), |l| {
+                        l.iter()
+                            .map(|n| n.as_str().unwrap_or("").to_string())
+                            .collect()
+                    });
+                    (r[0].as_str().unwrap_or("").to_string(), list)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let ticks = v["ticks"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|r| (r[0].as_str().unwrap_or("").to_string(), r[1].as_f64()))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Run {
+        isolated: v["isolated"].as_bool().unwrap_or(false),
+        ticks,
+        grids: v["grids"].clone(),
+        native_rows: v["native"].as_u64().unwrap_or(0),
+        lesson_here: v["lesson"].as_str().unwrap_or_default().to_string(),
+        errors: v["errors"]
+            .as_array()
+            .map(|a| a.iter().map(|e| e.to_string()).collect())
+            .unwrap_or_default(),
+        notes,
+        crossed: v["crossed"].clone(),
+        crossed_after_export,
+        json,
+        implicit: v["implicit"].clone(),
+        ranking: v["ranking"].as_str().unwrap_or_default().to_string(),
+        plots,
+        wasm_fetched: v["wasm"].clone(),
+    })
 }
 
 /// Each clock's notes as `ticklab show` prints them for a saved report.
@@ -227,9 +227,16 @@ fn browsers_measure_the_documented_ticks() {
         .unwrap();
     let mut summary = String::new();
     for (browser, drv, isolated_ns, plain_ns) in drivers {
+        // One session for both servers (a Firefox costs 7 CPU-seconds to start): each its
+        // own origin, and each lives until the session ends, so no port is used twice.
+        let s = rt
+            .block_on(open(browser, &drv, (1280, 2000)))
+            .unwrap_or_else(|e| panic!("{browser:?}: {e}"));
+        let mut servers = Vec::new();
         for isolated in [true, false] {
             let extra: &[&str] = if isolated { &[] } else { &["--no-isolation"] };
             let (server, url) = serve(Path::new(BIN), &site, &report, extra).unwrap();
+            servers.push(server);
             let mode = if isolated { "isolated" } else { "not-isolated" };
             let shot = shots.join(format!("{browser:?}-{mode}.png").to_lowercase());
             // A worker the browser starved for most of its tick budget (WebKit's, on two
@@ -237,7 +244,7 @@ fn browsers_measure_the_documented_ticks() {
             // at a time) has too few edges to tell, and says so: only then is the run made
             // again, twice at most, and said.
             let mut r = rt
-                .block_on(full_run(browser, &drv, &url, &shot))
+                .block_on(full_run(&s.client, &url, &shot))
                 .unwrap_or_else(|e| panic!("{browser:?} {mode}: {e}"));
             for again in 1..=2 {
                 if !worker_too_starved(&r.json) {
@@ -248,10 +255,9 @@ fn browsers_measure_the_documented_ticks() {
                      to tell): run again ({again})\n"
                 ));
                 r = rt
-                    .block_on(full_run(browser, &drv, &url, &shot))
+                    .block_on(full_run(&s.client, &url, &shot))
                     .unwrap_or_else(|e| panic!("{browser:?} {mode}: {e}"));
             }
-            drop::<Guard>(server);
             let tick = |id: &str| {
                 r.ticks
                     .iter()
@@ -409,6 +415,8 @@ fn browsers_measure_the_documented_ticks() {
             let shown = notes_of_show(dir.path(), &r.json);
             same_notes(&format!("{browser:?} {mode}"), &r.notes, &shown);
         }
+        let _ = rt.block_on(s.client.clone().close());
+        drop::<Vec<Guard>>(servers);
     }
     // Printed for the record; the harness shows it with --nocapture.
     eprintln!("{summary}");

@@ -5,44 +5,33 @@ use super::*;
 /// Three loads of the page with no click: each shows performance.now's tick in `#headline`
 /// on its own. Returns the ticks, when each appeared (ms from navigation start) and the
 /// verdict beside it.
-async fn headlines(
-    browser: Browser,
-    driver: &Path,
-    url: &str,
-) -> Result<Vec<(f64, f64, String)>, String> {
-    let s = open(browser, driver, (1280, 1000)).await?;
-    let c = &s.client;
-    let out = async {
-        let mut out = Vec::new();
-        for _ in 0..3 {
-            c.goto(url).await.map_err(|e| e.to_string())?;
-            wait_for(
-                c,
-                "return !!document.querySelector('#headline[data-tick-ns]')",
-                Duration::from_secs(20),
-            )
-            .await?;
-            let v = js(
-                c,
-                "return [Number(document.getElementById('headline').dataset.tickNs),
-                         self.ticklabTimes.headlineMs, self.ticklabErrors,
-                         document.getElementById('headline-verdict').textContent]",
-            )
-            .await?;
-            if v[2] != serde_json::json!([]) {
-                return Err(format!("page errors: {}", v[2]));
-            }
-            out.push((
-                v[0].as_f64().unwrap_or(f64::NAN),
-                v[1].as_f64().unwrap_or(f64::NAN),
-                v[3].as_str().unwrap_or_default().to_string(),
-            ));
+async fn headlines(c: &Client, url: &str) -> Result<Vec<(f64, f64, String)>, String> {
+    let mut out = Vec::new();
+    for _ in 0..3 {
+        c.goto(url).await.map_err(|e| e.to_string())?;
+        wait_for(
+            c,
+            "return !!document.querySelector('#headline[data-tick-ns]')",
+            Duration::from_secs(20),
+        )
+        .await?;
+        let v = js(
+            c,
+            "return [Number(document.getElementById('headline').dataset.tickNs),
+                     self.ticklabTimes.headlineMs, self.ticklabErrors,
+                     document.getElementById('headline-verdict').textContent]",
+        )
+        .await?;
+        if v[2] != serde_json::json!([]) {
+            return Err(format!("page errors: {}", v[2]));
         }
-        Ok(out)
+        out.push((
+            v[0].as_f64().unwrap_or(f64::NAN),
+            v[1].as_f64().unwrap_or(f64::NAN),
+            v[3].as_str().unwrap_or_default().to_string(),
+        ));
     }
-    .await;
-    let _ = c.clone().close().await;
-    out
+    Ok(out)
 }
 
 #[test]
@@ -57,6 +46,13 @@ fn the_answer_comes_first_without_a_click() {
         .unwrap();
     let mut summary = String::new();
     for (browser, drv, isolated_ns, plain_ns) in documented() {
+        // One session for the three places (a Firefox costs 7 CPU-seconds to start): each
+        // is its own origin, and every server lives until the session ends, so no port,
+        // and no origin, is used twice.
+        let s = rt
+            .block_on(open(browser, &drv, (1280, 1000)))
+            .unwrap_or_else(|e| panic!("{browser:?}: {e}"));
+        let mut servers = Vec::new();
         // ticklab serve isolated and not, and a plain static host (a class's GitHub Pages).
         for (isolated, mode) in [
             (true, "isolated"),
@@ -64,19 +60,19 @@ fn the_answer_comes_first_without_a_click() {
             (false, "static host"),
         ] {
             let extra: &[&str] = if isolated { &[] } else { &["--no-isolation"] };
-            let host = (mode == "static host").then(|| StaticHost::start(&site).unwrap());
-            let served = match &host {
-                Some(_) => None,
-                None => Some(serve(Path::new(BIN), &site, &report, extra).unwrap()),
+            let url = if mode == "static host" {
+                let host = StaticHost::start(&site).unwrap();
+                let url = host.url.clone();
+                servers.push((Some(host), None));
+                url
+            } else {
+                let (server, url) = serve(Path::new(BIN), &site, &report, extra).unwrap();
+                servers.push((None, Some(server)));
+                url
             };
-            let url = host
-                .as_ref()
-                .map_or_else(|| served.as_ref().unwrap().1.clone(), |h| h.url.clone());
             let loads = rt
-                .block_on(headlines(browser, &drv, &url))
+                .block_on(headlines(&s.client, &url))
                 .unwrap_or_else(|e| panic!("{browser:?} {mode}: {e}"));
-            drop::<Option<(Guard, String)>>(served);
-            drop(host);
             let want = if isolated { isolated_ns } else { plain_ns };
             for (tick, _, verdict) in &loads {
                 assert_eq!(*tick, want, "{browser:?} {mode}: {loads:?}");
@@ -97,6 +93,8 @@ fn the_answer_comes_first_without_a_click() {
                 loads.iter().map(|l| l.1.round()).collect::<Vec<_>>()
             ));
         }
+        let _ = rt.block_on(s.client.clone().close());
+        drop::<Vec<(Option<StaticHost>, Option<Guard>)>>(servers);
     }
     eprintln!("{summary}");
 }

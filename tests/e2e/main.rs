@@ -29,7 +29,7 @@ use std::time::Duration;
 
 use ticklab_browser::{
     assert_bad_inputs_listed, bad_input_row, open, open_phone, serve, wait_done, which, Browser,
-    Client, Guard, Locator, StaticHost,
+    Client, Guard, Locator, Session, StaticHost,
 };
 
 use common::{native_report, target, BIN};
