@@ -246,42 +246,94 @@ pub fn run_tests(
     exe: &Executable,
     env: &[(&str, String)],
 ) -> Result<Outcome, String> {
-    LEDGER.timed(what, || {
-        let mut command = match runner {
-            Some(r) => {
-                let mut c = Command::new(r);
-                c.arg(&exe.path);
-                c
-            }
-            None => Command::new(&exe.path),
-        };
-        command
-            .current_dir(&exe.dir)
-            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
-            .stdout(Stdio::piped());
-        eprintln!(
-            "\n== [{}] {what}: {}{}",
-            crate::at(),
-            runner.map_or(String::new(), |r| format!("{} ", r.display())),
-            exe.path.display()
-        );
-        let mut child = command
-            .spawn()
-            .map_err(|e| format!("{what}: cannot start {}: {e}", exe.path.display()))?;
-        let mut out = Outcome::default();
-        if let Some(stdout) = child.stdout.take() {
-            for line in BufReader::new(stdout).lines() {
-                let line = line.map_err(|e| format!("{what}: {e}"))?;
+    LEDGER.timed(what, || run(what, runner, exe, env, false))
+}
+
+/// [`run_tests`] for each of `runs` (step, executable) at once, each with `env`: their
+/// output held and echoed whole as each ends, so the lines of one stay together.
+pub fn run_tests_at_once(
+    runs: &[(String, &Executable)],
+    env: &[(&str, String)],
+) -> Result<Outcome, String> {
+    let results: Vec<Result<Outcome, String>> = std::thread::scope(|s| {
+        let running: Vec<_> = runs
+            .iter()
+            .map(|(what, exe)| {
+                s.spawn(move || LEDGER.timed(what, || run(what, None, exe, env, true)))
+            })
+            .collect();
+        running
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("a test runner panicked".into()))
+            })
+            .collect()
+    });
+    let mut all = Outcome::default();
+    for r in results {
+        let o = r?;
+        all.passed += o.passed;
+        all.failed += o.failed;
+    }
+    Ok(all)
+}
+
+fn run(
+    what: &str,
+    runner: Option<&Path>,
+    exe: &Executable,
+    env: &[(&str, String)],
+    held: bool,
+) -> Result<Outcome, String> {
+    let mut command = match runner {
+        Some(r) => {
+            let mut c = Command::new(r);
+            c.arg(&exe.path);
+            c
+        }
+        None => Command::new(&exe.path),
+    };
+    command
+        .current_dir(&exe.dir)
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .stdout(Stdio::piped());
+    eprintln!(
+        "\n== [{}] {what}: {}{}",
+        crate::at(),
+        runner.map_or(String::new(), |r| format!("{} ", r.display())),
+        exe.path.display()
+    );
+    let mut child = command
+        .spawn()
+        .map_err(|e| format!("{what}: cannot start {}: {e}", exe.path.display()))?;
+    let mut lines = Vec::new();
+    let mut out = Outcome::default();
+    if let Some(stdout) = child.stdout.take() {
+        for line in BufReader::new(stdout).lines() {
+            let line = line.map_err(|e| format!("{what}: {e}"))?;
+            if held {
+                lines.push(line);
+            } else {
                 out.echo(&line);
             }
         }
-        let status = child.wait().map_err(|e| format!("{what}: {e}"))?;
-        if !status.success() || out.passed + out.failed == 0 {
-            println!("tests: {} passed, {} failed", out.passed, out.failed);
-            return Err(format!("{what} failed ({status}, {} passed)", out.passed));
+    }
+    let status = child.wait();
+    if held {
+        // One print: the held lines of tests ending together do not interleave.
+        let _lock = std::io::stdout().lock();
+        println!("\n-- [{}] {what}, its output:", crate::at());
+        for line in &lines {
+            out.echo(line);
         }
-        Ok(out)
-    })
+    }
+    let status = status.map_err(|e| format!("{what}: {e}"))?;
+    if !status.success() || out.passed + out.failed == 0 {
+        println!("tests: {} passed, {} failed", out.passed, out.failed);
+        return Err(format!("{what} failed ({status}, {} passed)", out.passed));
+    }
+    Ok(out)
 }
 
 /// Runs `command` (cargo's, or cargo-zigbuild's) with cargo's JSON messages, as the step

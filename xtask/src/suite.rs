@@ -75,10 +75,15 @@ fn linted() -> Result<Vec<(&'static str, String)>, String> {
             "RUSTC_WORKSPACE_WRAPPER",
             driver.to_string_lossy().to_string(),
         ),
-        // cargo clippy's own way of handing the driver its arguments (`-- -D warnings`).
+        // cargo clippy's own way of handing the driver its arguments (`--no-deps -- -D
+        // warnings`): the packages a build names (`-p`, `--workspace`) are linted, and
+        // the others it compiles are left to the builds that name them. One value for
+        // every build: the driver's arguments are part of what cargo remembers of a
+        // crate, and a build script the host shares with the others would be compiled
+        // again for each.
         (
             "CLIPPY_ARGS",
-            "-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__".into(),
+            "--no-deps__CLIPPY_HACKERY__-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__".into(),
         ),
         // Each crate is compiled once here: the state kept for rebuilding it after an edit
         // cost 15 % more CPU (the command and its crates of this workspace: 52 CPU-s with
@@ -114,10 +119,13 @@ impl Host {
 /// The page's crates in wasm32 with the benchmark's figures, as built to lint them and to
 /// run the page's clocks' tests (`ARGS` after the common part), linted.
 fn wasm_cargo(lint: &[(&'static str, String)], args: &[&str]) -> std::process::Command {
+    // The first answer's crate named too: its code for wasm32 is linted here.
     let mut c = ledger::command(&[
         "test",
         "-p",
         "ticklab-www",
+        "-p",
+        "ticklab-first",
         "--features",
         "bench",
         "--target",
@@ -153,22 +161,14 @@ fn at_idle(command: std::process::Command) -> std::process::Command {
 /// (what a Windows runner runs), aarch64 Linux, then the two Macs. Every target's
 /// `ticklab`, by triple.
 ///
-/// Only the crates whose code differs by system are linted there (clippy's `--no-deps`:
-/// the packages named with `-p`): the command, and on Windows the driver (`cfg(unix)`).
-/// The core and the plots have no code for one system and not another (their one `cfg`
-/// is wasm32's, linted in the page's build), so the host's lint of them is theirs on every
-/// 64-bit system; linting them again cost 110 CPU-seconds.
+/// Only the packages named with `-p` are linted there ([`linted`]): the command, and on
+/// Windows the driver (`cfg(unix)`). The core and the plots have no code for one system
+/// and not another, so the host's lint of them is theirs on every 64-bit system: linting
+/// them again on four took clippy's driver 110 CPU-seconds.
 fn other_systems(
     lint: &[(&'static str, String)],
     idle: bool,
 ) -> Result<Vec<(&'static str, PathBuf)>, String> {
-    let lint: Vec<(&str, String)> = lint
-        .iter()
-        .map(|(k, v)| match *k {
-            "CLIPPY_ARGS" => (*k, format!("{v}--no-deps__CLIPPY_HACKERY__")),
-            _ => (*k, v.clone()),
-        })
-        .collect();
     // util-linux's chrt is on every Debian; a machine without it, or that refuses the idle
     // class, builds at normal priority.
     let idle = idle
@@ -317,7 +317,7 @@ fn checks(
         install::check(&host.ticklab())
     })?;
     let mut tests = host_tests(host, built, go, drivers, axe, beside)?;
-    let o = tests_of_others(host, others)?;
+    let o = tests_of_others(host, &built.host, others)?;
     tests.passed += o.passed;
     tests.failed += o.failed;
     if tests.passed == 0 {
@@ -406,6 +406,7 @@ fn host_tests(
 /// The other systems' builds, waited for, packed, and run (qemu, Wine, the archives).
 fn tests_of_others(
     host: &Host,
+    built: &ledger::Outcome,
     others: impl FnOnce() -> Result<Vec<(&'static str, PathBuf)>, String>,
 ) -> Result<ledger::Outcome, String> {
     let s = |p: &Path| p.to_string_lossy().to_string();
@@ -432,11 +433,18 @@ fn tests_of_others(
         ("WINE64", s(&windows.wine64)),
         ("TICKLAB_DIST", s(&archives)),
     ];
-    let args: Vec<&str> = OF_OTHERS.iter().flat_map(|t| ["--test", t]).collect();
-    ledger::cargo(
-        "the tests of the other systems' builds",
-        host.cargo(&args, &env),
-    )
+    // At once: Wine and qemu wait on their own start-up, and the three took 45 s one after
+    // another, as long as the Windows tests take alone.
+    let runs = OF_OTHERS
+        .iter()
+        .map(|t| {
+            Ok((
+                format!("{t}, of the other systems' builds"),
+                built.executable(t)?,
+            ))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    ledger::run_tests_at_once(&runs, &env)
 }
 
 /// The names of the workspace's integration tests (`cargo metadata`).
