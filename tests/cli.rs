@@ -372,9 +372,11 @@ fn fit_every_workload() {
         assert_eq!(f.workload, w);
         assert!(
             f.slope_ns.is_some_and(|s| s > 0.0),
-            "{w}: {:?}, {:?}",
+            "{w}: {:?}, {:?}, unusable {:?}, pace {:?}",
             f.slope_ns,
-            f.caveats
+            f.caveats,
+            f.unusable,
+            f.pace
         );
     }
     let t = stdout_of(&[
