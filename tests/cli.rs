@@ -345,12 +345,7 @@ fn overhead_reports_a_read_cost_and_a_minimum_block() {
 
 #[test]
 fn fit_every_workload() {
-    for (w, n) in [
-        ("count", "1000..200000"),
-        ("copy", "1000..100000"),
-        ("sqrt", "1000..50000"),
-        ("matmul", "8..40"),
-    ] {
+    let fit = |w: &str, n: &str| {
         let json = stdout_of(&[
             "fit",
             "--clock",
@@ -367,8 +362,25 @@ fn fit_every_workload() {
             "1",
             "--json",
         ]);
-        let r = Report::from_json(&json).unwrap();
-        let f = &r.clocks[0].fits[0];
+        Report::from_json(&json).unwrap().clocks[0].fits[0].clone()
+    };
+    for (w, n) in [
+        ("count", "1000..200000"),
+        ("copy", "1000..100000"),
+        ("sqrt", "1000..50000"),
+        ("matmul", "8..40"),
+    ] {
+        let mut f = fit(w, n);
+        // The copies take a tenth of a millisecond in all (their pace 0.63 on an idle
+        // machine): one preemption between two blocks is most of that, and the clock is
+        // then said not to see the work (a pace under a quarter). Said, and run again.
+        if matches!(
+            f.unusable,
+            Some(ticklab::caveat::Caveat::WorkNotSeen { .. })
+        ) {
+            eprintln!("{w}: {:?} in {:.6} s: again", f.unusable, f.elapsed_s);
+            f = fit(w, n);
+        }
         assert_eq!(f.workload, w);
         assert!(
             f.slope_ns.is_some_and(|s| s > 0.0),

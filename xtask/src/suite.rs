@@ -230,29 +230,22 @@ fn all(beside: usize) -> Result<(u64, u64), String> {
         let (tx, ready) = mpsc::channel();
         let tools =
             s.spawn(move || LEDGER.timed("tools (beside the builds)", || install_tools(tx)));
-        // The page's crates for its tests beside the page's two modules: each its own
-        // profile and folders, so neither waits on the other's lock, and the modules'
-        // single-threaded link-time optimisation had left a core idle for 40 s.
-        let lint_wasm = &lint;
-        let wasm = s.spawn(move || {
-            ledger::cargo(
-                "the page's crates in wasm32, linted",
-                wasm_cargo(lint_wasm, &["--all-targets", "--no-run"]),
-            )
-        });
+        let wasm = ledger::cargo(
+            "the page's crates in wasm32, linted",
+            wasm_cargo(&lint, &["--all-targets", "--no-run"]),
+        );
         // The page before the command: the command carries it (its build script reads the
         // built site), so a page built after would build the command again.
-        // The channel closes without it only on a failure, which the tools' thread tells.
-        let bindgen = || {
-            ready
-                .recv()
-                .map_err(|_| "the tools' thread ended before wasm-bindgen".to_string())
-        };
-        let page = web::build_page(&[], &bindgen);
-        let wasm = wasm
-            .join()
-            .map_err(|_| "the page's crates' build panicked".to_string())?;
-        let built = page.and(wasm).and_then(|wasm| {
+        let page = wasm.and_then(|wasm| {
+            // The channel closes without it only on a failure, which the tools' thread tells.
+            let bindgen = || {
+                ready
+                    .recv()
+                    .map_err(|_| "the tools' thread ended before wasm-bindgen".to_string())
+            };
+            web::build_page(&[], &bindgen).map(|_| wasm)
+        });
+        let built = page.and_then(|wasm| {
             let host = ledger::cargo(
                 "the workspace for this machine, linted",
                 host.cargo(&["--all-targets", "--no-run"], &[]),
