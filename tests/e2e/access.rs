@@ -116,6 +116,20 @@ async fn keyboard(c: &Client, state: &str, must_judge: bool) -> Result<Vec<Strin
     Ok(found)
 }
 
+/// Runs `action`, waits (30 s at most) until `done` holds, and gives axe-core's violations
+/// of the page then, as `state`.
+async fn after(
+    c: &Client,
+    axe: &str,
+    action: &str,
+    done: &str,
+    state: &str,
+) -> Result<Vec<String>, String> {
+    js(c, action).await?;
+    wait_for(c, done, Duration::from_secs(30)).await?;
+    Ok(violations(c, axe, state).await)
+}
+
 /// The page's states in one browser: each state's violations.
 async fn page_states(
     c: &Client,
@@ -159,32 +173,28 @@ async fn page_states(
         ));
     }
     // The playground, drawn.
-    js(
-        c,
-        "document.getElementById('playground').scrollIntoView(); return 0",
-    )
-    .await?;
-    wait_for(
-        c,
-        "return (self.ticklabTimes.play || []).length >= 1",
-        Duration::from_secs(30),
-    )
-    .await?;
-    found.extend(violations(c, axe, "the playground").await);
+    found.extend(
+        after(
+            c,
+            axe,
+            "document.getElementById('playground').scrollIntoView(); return 0",
+            "return (self.ticklabTimes.play || []).length >= 1",
+            "the playground",
+        )
+        .await?,
+    );
     // An analysis of a paste.
-    js(
-        c,
-        "document.getElementById('analyze-text').value = Array.from({length: 300}, (_, i) => ((i % 7 + 1) * 0.1).toFixed(1)).join('\\n');
-         document.getElementById('analyze-run').click(); return 0",
-    )
-    .await?;
-    wait_for(
-        c,
-        "return document.getElementById('analysis').dataset.state === 'done'",
-        Duration::from_secs(30),
-    )
-    .await?;
-    found.extend(violations(c, axe, "an analysis").await);
+    found.extend(
+        after(
+            c,
+            axe,
+            "document.getElementById('analyze-text').value = Array.from({length: 300}, (_, i) => ((i % 7 + 1) * 0.1).toFixed(1)).join('\\n');
+             document.getElementById('analyze-run').click(); return 0",
+            "return document.getElementById('analysis').dataset.state === 'done'",
+            "an analysis",
+        )
+        .await?,
+    );
     // Compare with two reports loaded.
     let own = js(c, "return self.ticklabExportJson()").await?;
     let own = own.as_str().ok_or("no export")?.to_string();
