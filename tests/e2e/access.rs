@@ -116,6 +116,17 @@ async fn keyboard(c: &Client, state: &str, must_judge: bool) -> Result<Vec<Strin
     Ok(found)
 }
 
+/// The full lab at `url` (`?run`), waited for (240 s at most) until it is done.
+async fn run_to_the_end(c: &Client, url: &str) -> Result<(), String> {
+    c.goto(&format!("{url}?run"))
+        .await
+        .map_err(|e| e.to_string())?;
+    match wait_done(c, Duration::from_secs(240)).await? {
+        state if state == "done" => Ok(()),
+        state => Err(format!("the run ended '{state}'")),
+    }
+}
+
 /// Runs `action`, waits (30 s at most) until `done` holds, and gives axe-core's violations
 /// of the page then, as `state`.
 async fn after(
@@ -143,13 +154,7 @@ async fn page_states(
     wait_ready(c).await?;
     found.extend(violations(c, axe, "the page, before a run").await);
     found.extend(keyboard(c, "the page, before a run", browser == Browser::Chromium).await?);
-    c.goto(&format!("{url}?run"))
-        .await
-        .map_err(|e| e.to_string())?;
-    let state = wait_done(c, Duration::from_secs(240)).await?;
-    if state != "done" {
-        return Err(format!("the run ended '{state}'"));
-    }
+    run_to_the_end(c, url).await?;
     found.extend(violations(c, axe, "the page, after a full run").await);
     let said = js(
         c,
@@ -286,13 +291,7 @@ async fn dark_and_still(s: &Session, url: &str, axe: &str) -> Result<Vec<String>
     s.command("goog/cdp/execute", media)
         .await
         .map_err(|e| e.to_string())?;
-    c.goto(&format!("{url}?run"))
-        .await
-        .map_err(|e| e.to_string())?;
-    let state = wait_done(c, Duration::from_secs(240)).await?;
-    if state != "done" {
-        return Err(format!("the run ended '{state}'"));
-    }
+    run_to_the_end(c, url).await?;
     let mut found = violations(c, axe, "the dark theme, after a full run").await;
     let v = js(
         c,
