@@ -130,6 +130,10 @@ fn wasm_cargo(lint: &[(&'static str, String)], args: &[&str]) -> std::process::C
         "bench",
         "--target",
         WASM,
+        // The core at opt-level 1, not 3: the page's clocks' tests time the browser's
+        // clocks, not the core's loops, and it compiles in half the time (24 CPU-s at 3).
+        "--config",
+        "profile.dev.package.ticklab.opt-level=1",
     ]);
     c.args(args);
     c.envs(lint.iter().map(|(k, v)| (*k, v.as_str())));
@@ -168,6 +172,7 @@ fn at_idle(command: std::process::Command) -> std::process::Command {
 fn other_systems(
     lint: &[(&'static str, String)],
     idle: bool,
+    done: mpsc::Sender<(&'static str, PathBuf)>,
 ) -> Result<Vec<(&'static str, PathBuf)>, String> {
     // util-linux's chrt is on every Debian; a machine without it, or that refuses the idle
     // class, builds at normal priority.
@@ -188,10 +193,13 @@ fn other_systems(
         command.stderr(file);
         ledger::cargo(&format!("ticklab for {target}, linted"), command)
             .inspect_err(|_| eprintln!("{}", std::fs::read_to_string(&log).unwrap_or_default()))?;
+        // Its tests may start before the builds after it are done.
+        let _ = done.send((target, exe.clone()));
         Ok((target, exe))
     };
     // One after another: cargo's lock on the build directory takes them one at a time
-    // anyway (two threads only had each wait for the other's).
+    // anyway (two threads only had each wait for the other's). Windows and aarch64 Linux
+    // first: their tests run while the Macs, which are only packed, still build.
     Ok(vec![
         build(
             WINDOWS,
@@ -260,12 +268,13 @@ fn all(beside: usize) -> Result<(u64, u64), String> {
         // cargo has its builds (a build holds the target directory's lock: at idle priority,
         // it kept the tests waiting 80 s).
         let (go, tests_built) = mpsc::channel::<()>();
+        let (done, each) = mpsc::channel();
         let lint_others = &lint;
         let others = s.spawn(move || {
             tests_built
                 .recv()
                 .map_err(|_| "the host's tests never started".to_string())?;
-            other_systems(lint_others, beside == 0)
+            other_systems(lint_others, beside == 0, done)
         });
         let (drivers, axe) = tools?;
         let others = move || {
@@ -273,7 +282,7 @@ fn all(beside: usize) -> Result<(u64, u64), String> {
                 .join()
                 .map_err(|_| "the other systems' builds panicked".to_string())?
         };
-        checks(&host, &built, (go, others), &drivers, &axe, beside)
+        checks(&host, &built, (go, each, others), &drivers, &axe, beside)
     })
 }
 
@@ -285,7 +294,7 @@ struct Built {
 }
 
 /// The host's test targets that run the other systems' builds or their archives: run once
-/// those builds are done, after the rest.
+/// those builds are done, after the rest ([`tests_of_others`]).
 const OF_OTHERS: [&str; 3] = ["aarch64", "dist", "windows"];
 
 /// Everything after the host's build: the guide, the workflows, the installed command and
@@ -294,8 +303,9 @@ const OF_OTHERS: [&str; 3] = ["aarch64", "dist", "windows"];
 fn checks(
     host: &Host,
     built: &Built,
-    (go, others): (
+    (go, each, others): (
         mpsc::Sender<()>,
+        mpsc::Receiver<(&'static str, PathBuf)>,
         impl FnOnce() -> Result<Vec<(&'static str, PathBuf)>, String>,
     ),
     drivers: &browsers::Drivers,
@@ -317,7 +327,7 @@ fn checks(
         install::check(&host.ticklab())
     })?;
     let mut tests = host_tests(host, built, go, drivers, axe, beside)?;
-    let o = tests_of_others(host, &built.host, others)?;
+    let o = tests_of_others(host, &built.host, each, others)?;
     tests.passed += o.passed;
     tests.failed += o.failed;
     if tests.passed == 0 {
@@ -403,24 +413,41 @@ fn host_tests(
     Ok(tests)
 }
 
-/// The other systems' builds, waited for, packed, and run (qemu, Wine, the archives).
+/// The other systems' builds, waited for, packed, and run (qemu, Wine, the archives): the
+/// tests of Windows and aarch64 Linux as soon as those two are built (the Macs, at idle
+/// priority, build on beside them), the archives' once all are.
 fn tests_of_others(
     host: &Host,
     built: &ledger::Outcome,
+    each: mpsc::Receiver<(&'static str, PathBuf)>,
     others: impl FnOnce() -> Result<Vec<(&'static str, PathBuf)>, String>,
 ) -> Result<ledger::Outcome, String> {
     let s = |p: &Path| p.to_string_lossy().to_string();
-    let others = LEDGER.timed("the other systems' builds, waited for", others)?;
+    // The channel closes early only when a build failed, which joining the builds tells.
+    let mut early: Vec<(&'static str, PathBuf)> = Vec::new();
+    let arrived = LEDGER.timed("Windows and aarch64 Linux, waited for", || {
+        while ![WINDOWS, AARCH64]
+            .iter()
+            .all(|t| early.iter().any(|(e, _)| e == t))
+        {
+            match each.recv() {
+                Ok(b) => early.push(b),
+                Err(_) => return Ok(false),
+            }
+        }
+        Ok(true)
+    })?;
+    if !arrived {
+        others()?;
+        return Err("the other systems' builds ended before Windows and aarch64 Linux".into());
+    }
     let binary = |t: &str| -> Result<PathBuf, String> {
-        others
+        early
             .iter()
             .find(|(target, _)| *target == t)
             .map(|(_, b)| b.clone())
             .ok_or_else(|| format!("no build for {t}"))
     };
-    let mut binaries: Vec<(&str, PathBuf)> = others.iter().map(|(t, b)| (*t, b.clone())).collect();
-    binaries.push((dist::TARGETS[0], host.ticklab()));
-    let archives = LEDGER.timed("the archives packed", || dist::dev_archives(&binaries))?;
     let emulated = cross::emulated(binary(AARCH64)?)?;
     let windows = LEDGER.timed("the Windows folder, with Wine's shim", || {
         cross::windows(&binary(WINDOWS)?)
@@ -431,20 +458,36 @@ fn tests_of_others(
         ("AARCH64_SYSROOT", s(&emulated.sysroot)),
         ("TICKLAB_WINDOWS", s(&windows.dir)),
         ("WINE64", s(&windows.wine64)),
-        ("TICKLAB_DIST", s(&archives)),
     ];
-    // At once: Wine and qemu wait on their own start-up, and the three took 45 s one after
-    // another, as long as the Windows tests take alone.
-    let runs = OF_OTHERS
-        .iter()
-        .map(|t| {
-            Ok((
-                format!("{t}, of the other systems' builds"),
-                built.executable(t)?,
-            ))
-        })
-        .collect::<Result<Vec<_>, String>>()?;
-    ledger::run_tests_at_once(&runs, &env)
+    let run = |t: &str| -> Result<(String, &ledger::Executable), String> {
+        Ok((
+            format!("{t}, of the other systems' builds"),
+            built.executable(t)?,
+        ))
+    };
+    let first = [run("aarch64")?, run("windows")?];
+    let last = [run("dist")?];
+    let (early, late) = std::thread::scope(|scope| {
+        // At once: Wine and qemu wait on their own start-up (45 s one after another, as
+        // long as the Windows tests take alone).
+        let early = scope.spawn(|| ledger::run_tests_at_once(&first, &env));
+        let late = (|| {
+            let others = LEDGER.timed("the Macs' builds, waited for", others)?;
+            let mut binaries: Vec<(&str, PathBuf)> =
+                others.iter().map(|(t, b)| (*t, b.clone())).collect();
+            binaries.push((dist::TARGETS[0], host.ticklab()));
+            let archives = LEDGER.timed("the archives packed", || dist::dev_archives(&binaries))?;
+            ledger::run_tests_at_once(&last, &[("TICKLAB_DIST", s(&archives))])
+        })();
+        let early = early
+            .join()
+            .unwrap_or_else(|_| Err("the tests of Windows and aarch64 panicked".into()));
+        (early, late)
+    });
+    let (mut all, late) = (early?, late?);
+    all.passed += late.passed;
+    all.failed += late.failed;
+    Ok(all)
 }
 
 /// The names of the workspace's integration tests (`cargo metadata`).
