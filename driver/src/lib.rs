@@ -229,7 +229,7 @@ pub async fn wait_done_or(
 }
 
 /// A browser engine the page runs in, with the WebDriver server that drives it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Browser {
     /// Chromium (or Google Chrome) with ChromeDriver.
     Chromium,

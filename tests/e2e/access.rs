@@ -322,6 +322,12 @@ async fn dark_and_still(s: &Session, url: &str, axe: &str) -> Result<Vec<String>
     .await?;
     let png = c.screenshot().await.map_err(|e| e.to_string())?;
     std::fs::write(dir.join("dark-plots.png"), png).map_err(|e| e.to_string())?;
+    // The emulation stays with the session, which the next test borrows (pool.rs).
+    let plain =
+        serde_json::json!({ "cmd": "Emulation.setEmulatedMedia", "params": { "features": [] } });
+    s.command("goog/cdp/execute", plain)
+        .await
+        .map_err(|e| e.to_string())?;
     Ok(found)
 }
 
@@ -344,11 +350,11 @@ fn every_state_of_the_page_has_no_axe_violation_in_chromium_and_firefox() {
         .build()
         .unwrap();
     let mut found = Vec::new();
-    // One session an engine (a Firefox costs 7 CPU-seconds to start): the page, the class,
-    // and in Chromium the dark theme last (its emulation stays with the session).
+    // One session an engine, the binary's (pool.rs): the page, the class, and in Chromium
+    // the dark theme last (its emulation is set back after).
     for (browser, drv) in engines().into_iter().filter(|(b, _)| *b != Browser::WebKit) {
         let s = rt
-            .block_on(open(browser, &drv, (1280, 1000)))
+            .block_on(pool::session(browser, &drv, (1280, 1000)))
             .unwrap_or_else(|e| panic!("{browser:?}: {e}"));
         let page = rt
             .block_on(page_states(&s.client, browser, &url, dir.path(), &axe))
@@ -364,7 +370,6 @@ fn every_state_of_the_page_has_no_axe_violation_in_chromium_and_firefox() {
                     .unwrap_or_else(|e| panic!("the dark theme: {e}")),
             );
         }
-        let _ = rt.block_on(s.client.clone().close());
     }
     assert!(
         found.is_empty(),

@@ -19,7 +19,7 @@ async fn a_class(
     ticks: (f64, f64),
 ) -> Result<String, String> {
     use ticklab_browser::Locator;
-    let s = open(browser, driver, (1280, 1000)).await?;
+    let s = pool::session(browser, driver, (1280, 1000)).await?;
     let c = &s.client;
     let out = async {
         let url = host.url.clone();
@@ -197,7 +197,6 @@ async fn a_class(
         ))
     }
     .await;
-    let _ = c.clone().close().await;
     out
 }
 
@@ -340,7 +339,7 @@ async fn a_class_loads(
     class: &[String],
 ) -> Result<String, String> {
     use ticklab_browser::Locator;
-    let s = open(browser, driver, (1280, 1000)).await?;
+    let s = pool::session(browser, driver, (1280, 1000)).await?;
     let c = &s.client;
     let out = async {
         c.goto(url).await.map_err(|e| e.to_string())?;
@@ -518,7 +517,6 @@ async fn a_class_loads(
         ))
     }
     .await;
-    let _ = c.clone().close().await;
     out
 }
 
@@ -629,7 +627,7 @@ fn a_class_of_60_big_reports_keeps_the_page_responsive_and_hostile_text_stays_te
     chosen.extend(class.iter().cloned());
     let wide = rt
         .block_on(async {
-            let s = open_phone(&drv, (390, 844)).await?;
+            let s = pool::phone(&drv).await?;
             let c = &s.client;
             let out = async {
                 c.goto(&host.url).await.map_err(|e| e.to_string())?;
@@ -665,7 +663,6 @@ fn a_class_of_60_big_reports_keeps_the_page_responsive_and_hostile_text_stays_te
                 js(c, WIDEST).await
             }
             .await;
-            let _ = c.clone().close().await;
             out
         })
         .unwrap_or_else(|e: String| panic!("phone: {e}"));

@@ -30,7 +30,7 @@ const DEATH_RUN: [(&str, Option<&str>); 5] = [
 /// screen and in Export, each death is named on its clock, and the clocks after it run in a
 /// new worker.
 async fn a_worker_dies(browser: Browser, driver: &Path, url: &str) -> Result<String, String> {
-    let s = open(browser, driver, (1280, 1400)).await?;
+    let s = pool::session(browser, driver, (1280, 1400)).await?;
     let c = &s.client;
     let out = async {
         c.goto(url).await.map_err(|e| e.to_string())?;
@@ -110,7 +110,6 @@ async fn a_worker_dies(browser: Browser, driver: &Path, url: &str) -> Result<Str
         Ok(format!("{browser:?}: {} in {secs:.1} s, three clocks measured, two deaths named", v[4]))
     }
     .await;
-    let _ = c.clone().close().await;
     out
 }
 

@@ -227,10 +227,10 @@ fn browsers_measure_the_documented_ticks() {
         .unwrap();
     let mut summary = String::new();
     for (browser, drv, isolated_ns, plain_ns) in drivers {
-        // One session for both servers (a Firefox costs 7 CPU-seconds to start): each its
-        // own origin, and each lives until the session ends, so no port is used twice.
+        // The engine's session, shared by the binary's tests (pool.rs), for both servers:
+        // each its own origin, on a port no server of this binary used before.
         let s = rt
-            .block_on(open(browser, &drv, (1280, 2000)))
+            .block_on(pool::session(browser, &drv, (1280, 2000)))
             .unwrap_or_else(|e| panic!("{browser:?}: {e}"));
         let mut servers = Vec::new();
         for isolated in [true, false] {
@@ -415,7 +415,6 @@ fn browsers_measure_the_documented_ticks() {
             let shown = notes_of_show(dir.path(), &r.json);
             same_notes(&format!("{browser:?} {mode}"), &r.notes, &shown);
         }
-        let _ = rt.block_on(s.client.clone().close());
         drop::<Vec<Guard>>(servers);
     }
     // Printed for the record; the harness shows it with --nocapture.

@@ -12,7 +12,7 @@ fn compare_loads(saved: &Path) -> Result<Vec<Vec<String>>, String> {
         .build()
         .map_err(|e| e.to_string())?;
     let rows = rt.block_on(async {
-        let s = open(Browser::Chromium, &engines()[0].1, (1280, 1000)).await?;
+        let s = pool::session(Browser::Chromium, &engines()[0].1, (1280, 1000)).await?;
         let c = &s.client;
         let out = async {
             c.goto(&host.url).await.map_err(|e| e.to_string())?;
@@ -38,7 +38,6 @@ fn compare_loads(saved: &Path) -> Result<Vec<Vec<String>>, String> {
             .await
         }
         .await;
-        let _ = c.clone().close().await;
         out
     })?;
     if rows[0].as_array().is_none_or(|e| !e.is_empty()) {

@@ -46,11 +46,10 @@ fn the_answer_comes_first_without_a_click() {
         .unwrap();
     let mut summary = String::new();
     for (browser, drv, isolated_ns, plain_ns) in documented() {
-        // One session for the three places (a Firefox costs 7 CPU-seconds to start): each
-        // is its own origin, and every server lives until the session ends, so no port,
-        // and no origin, is used twice.
+        // The engine's session, shared by the binary's tests (pool.rs), for the three
+        // places: each its own origin, on a port no server of this binary used before.
         let s = rt
-            .block_on(open(browser, &drv, (1280, 1000)))
+            .block_on(pool::session(browser, &drv, (1280, 1000)))
             .unwrap_or_else(|e| panic!("{browser:?}: {e}"));
         let mut servers = Vec::new();
         // ticklab serve isolated and not, and a plain static host (a class's GitHub Pages).
@@ -93,7 +92,6 @@ fn the_answer_comes_first_without_a_click() {
                 loads.iter().map(|l| l.1.round()).collect::<Vec<_>>()
             ));
         }
-        let _ = rt.block_on(s.client.clone().close());
         drop::<Vec<(Option<StaticHost>, Option<Guard>)>>(servers);
     }
     eprintln!("{summary}");
@@ -115,7 +113,7 @@ fn a_phone_shows_the_answer_first_and_never_scrolls_sideways() {
         .unwrap();
     let v = rt
         .block_on(async {
-            let s = open_phone(&drv, (390, 844)).await?;
+            let s = pool::phone(&drv).await?;
             let c = &s.client;
             let out = async {
                 c.goto(&url).await.map_err(|e| e.to_string())?;
@@ -147,7 +145,6 @@ fn a_phone_shows_the_answer_first_and_never_scrolls_sideways() {
                 Ok((first, wide))
             }
             .await;
-            let _ = c.clone().close().await;
             out
         })
         .unwrap_or_else(|e: String| panic!("phone: {e}"));

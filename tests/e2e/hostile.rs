@@ -11,7 +11,7 @@ async fn hostile_page(
     url: &str,
     files: &Path,
 ) -> Result<(Vec<String>, String), String> {
-    let s = open(browser, driver, (1280, 1600)).await?;
+    let s = pool::session(browser, driver, (1280, 1600)).await?;
     let c = &s.client;
     c.goto(url).await.map_err(|e| e.to_string())?;
     wait_ready(c).await?;
@@ -27,7 +27,6 @@ async fn hostile_page(
     rows.extend(refused_links(c, url).await?);
     let cancels = cancels(c).await?;
     hidden_run(c).await?;
-    let _ = c.clone().close().await;
     Ok((
         rows,
         format!(

@@ -10,7 +10,7 @@
 //! (bad fields, imports, pastes and links; Cancel), first.rs (the answer first, a phone),
 //! class.rs (a class on a static host, sixty big reports, a class live over plain http),
 //! death.rs (a worker's death mid-run), engines.rs (`ticklab browsers`). What they share is
-//! here.
+//! here, and their browsers: pool.rs lends one session an engine to each test in turn.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -22,6 +22,7 @@ mod documented;
 mod engines;
 mod first;
 mod hostile;
+mod pool;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

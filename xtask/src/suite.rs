@@ -119,13 +119,17 @@ impl Host {
 /// The page's crates in wasm32 with the benchmark's figures, as built to lint them and to
 /// run the page's clocks' tests (`ARGS` after the common part), linted.
 fn wasm_cargo(lint: &[(&'static str, String)], args: &[&str]) -> std::process::Command {
-    // The first answer's crate named too: its code for wasm32 is linted here.
+    // The first answer's crate named too: its code for wasm32 is linted here. And the
+    // macros' parsers' features of every other build (hack/Cargo.toml), named here rather
+    // than made a dependency of the page, whose modules it would move by a few hundred bytes.
     let mut c = ledger::command(&[
         "test",
         "-p",
         "ticklab-www",
         "-p",
         "ticklab-first",
+        "-p",
+        "workspace-hack",
         "--features",
         "bench",
         "--target",

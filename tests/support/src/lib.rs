@@ -14,8 +14,45 @@ pub use ticklab_driver::*;
 #[cfg(unix)]
 pub mod postgres;
 
-/// Starts `ticklab serve` on a free port and returns it with the URL it printed.
+/// Whether no page server of this process listened on `port` before, noting that one does
+/// now. A page's origin is its port, and a browser session that several tests share keeps
+/// what a page left with its origin (a service worker, storage, the cache): a later server
+/// on the same port would be served from them.
+pub fn first_on(port: u16) -> bool {
+    static SEEN: std::sync::Mutex<std::collections::BTreeSet<u16>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    SEEN.lock().unwrap_or_else(|e| e.into_inner()).insert(port)
+}
+
+/// Most servers started again for a port that this process's servers used before.
+const NEW_PORT_TRIES: usize = 64;
+
+/// Starts `ticklab serve` on a free port no page server of this process used before
+/// ([`first_on`]) and returns it with the URL it printed.
 pub fn serve(
+    bin: &Path,
+    site: &Path,
+    report: &Path,
+    extra: &[&str],
+) -> Result<(Guard, String), String> {
+    for _ in 0..NEW_PORT_TRIES {
+        let (guard, url) = serve_once(bin, site, report, extra)?;
+        let port = url
+            .trim_start_matches("http://")
+            .split(['/', ':'])
+            .nth(1)
+            .and_then(|p| p.parse().ok())
+            .ok_or_else(|| format!("no port in {url}"))?;
+        if first_on(port) {
+            return Ok((guard, url));
+        }
+    }
+    Err(format!(
+        "ticklab serve took a port used before {NEW_PORT_TRIES} times"
+    ))
+}
+
+fn serve_once(
     bin: &Path,
     site: &Path,
     report: &Path,
@@ -56,11 +93,26 @@ pub struct StaticHost {
 }
 
 impl StaticHost {
-    /// Serves `root` on a free port of 127.0.0.1.
+    /// Serves `root` on a free port of 127.0.0.1 that no page server of this process used
+    /// before ([`first_on`]).
     pub fn start(root: &Path) -> Result<Self, String> {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+        // Ports used before are held while the next is asked for, so it differs.
+        let mut used = Vec::new();
+        let (listener, port) = loop {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+            let port = l.local_addr().map_err(|e| e.to_string())?.port();
+            if first_on(port) {
+                break (l, port);
+            }
+            if used.len() == NEW_PORT_TRIES {
+                return Err(format!(
+                    "every port given was used before: {NEW_PORT_TRIES} of them"
+                ));
+            }
+            used.push(l);
+        };
+        drop(used);
         listener.set_nonblocking(true).map_err(|e| e.to_string())?;
-        let port = listener.local_addr().map_err(|e| e.to_string())?.port();
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let root = root.to_path_buf();
         let thread = std::thread::spawn(move || {
@@ -218,6 +270,8 @@ pub fn start_class_with(mut command: Command, db: &Path, port: u16, extra: &[&st
     };
     let join = find("http://127.0.0.1:");
     let port = join.split('/').next().unwrap().parse().unwrap();
+    // Noted, so no later page server of this process takes it ([`first_on`]).
+    first_on(port);
     let code = join.split("?class=").nth(1).unwrap().trim().to_string();
     let key = find("#key=").trim().to_string();
     ClassServer {
