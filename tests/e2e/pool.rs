@@ -1,6 +1,6 @@
 //! One browser session an engine (and one Chromium phone) for every test of this binary,
 //! lent to each in turn: a session's start and stop cost Chromium about 4 CPU-seconds,
-//! Firefox 7 to 9 and WebKit 3, and the tests opened two dozen of them.
+//! Firefox 7 to 9 and WebKit 3, and the tests that borrow now opened 23 of them.
 //!
 //! What a test leaves in a session does not reach the next: each borrow starts on a blank
 //! page in the window size asked for; no page server of this process listens on a port one
