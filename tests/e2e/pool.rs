@@ -70,66 +70,51 @@ pub(crate) async fn session(
     } else {
         size
     };
-    let start = move || {
-        let driver = driver.clone();
-        async move { open(browser, &driver, first).await }
-    };
+    let start = move || async move { open(browser, &driver, first).await };
     lend(Kind::Desktop(browser), start, Some(size)).await
 }
 
 /// The phone of [`ticklab_browser::open_phone`], 390 by 844 CSS pixels, on a blank page.
 pub(crate) async fn phone(chromedriver: &Path) -> Result<Lent, String> {
     let driver = chromedriver.to_path_buf();
-    let start = move || {
-        let driver = driver.clone();
-        async move { open_phone(&driver, (390, 844)).await }
-    };
+    let start = move || async move { open_phone(&driver, (390, 844)).await };
     lend(Kind::Phone, start, None).await
 }
 
 /// The idle session of `kind`, or one `start`ed, on a blank page (and in a window of
 /// `size`). An idle session that cannot be readied is closed and another started.
-async fn lend<F, S>(kind: Kind, start: S, size: Option<(u32, u32)>) -> Result<Lent, String>
+async fn lend<F>(
+    kind: Kind,
+    start: impl FnOnce() -> F,
+    size: Option<(u32, u32)>,
+) -> Result<Lent, String>
 where
-    S: Fn() -> F,
     F: std::future::Future<Output = Result<Session, ticklab_browser::DriverError>> + Send + 'static,
 {
-    let idle = idle().remove(&kind);
-    let fresh = idle.is_none();
-    let s = match idle {
-        Some(s) => s,
-        None => RUNTIME
-            .spawn(start())
-            .await
-            .map_err(|e| e.to_string())?
-            .map_err(|e| format!("{kind:?}: {e}"))?,
-    };
-    let mut lent = Lent {
+    // Taken out first: the pool's lock is not held while the session is readied.
+    let kept = idle().remove(&kind);
+    if let Some(s) = kept {
+        if ready(&s, size).await.is_ok() {
+            return Ok(Lent {
+                kind,
+                session: Some(s),
+            });
+        }
+        close(s);
+    }
+    let s = RUNTIME
+        .spawn(start())
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| format!("{kind:?}: {e}"))?;
+    let lent = Lent {
         kind,
         session: Some(s),
     };
-    match ready(&lent, size).await {
-        Ok(()) => Ok(lent),
-        Err(e) if fresh => Err(format!("{kind:?}: {e}")),
-        Err(_) => {
-            if let Some(s) = lent.session.take() {
-                close(s);
-            }
-            let s = RUNTIME
-                .spawn(start())
-                .await
-                .map_err(|e| e.to_string())?
-                .map_err(|e| format!("{kind:?}: {e}"))?;
-            let lent = Lent {
-                kind,
-                session: Some(s),
-            };
-            ready(&lent, size)
-                .await
-                .map_err(|e| format!("{kind:?}: {e}"))?;
-            Ok(lent)
-        }
-    }
+    ready(&lent, size)
+        .await
+        .map_err(|e| format!("{kind:?}: {e}"))?;
+    Ok(lent)
 }
 
 /// A blank page in a window of `size`.

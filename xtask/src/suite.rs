@@ -297,9 +297,11 @@ struct Built {
     host: ledger::Outcome,
 }
 
-/// The host's test targets that run the other systems' builds or their archives: run once
-/// those builds are done, after the rest ([`tests_of_others`]).
-const OF_OTHERS: [&str; 3] = ["aarch64", "dist", "windows"];
+/// The host's test targets that run the other systems' builds, after the rest
+/// ([`tests_of_others`]): those of aarch64 Linux and Windows as soon as those are built...
+const OF_EARLY: [&str; 2] = ["aarch64", "windows"];
+/// ...and that of the archives once every build is.
+const OF_ALL: &str = "dist";
 
 /// Everything after the host's build: the guide, the workflows, the installed command and
 /// the host's tests, while `others` builds the other systems (at idle priority); then,
@@ -362,7 +364,7 @@ fn host_tests(
     // Every target `cargo test` runs, less those of the other systems' builds.
     let mut args = vec!["--lib".to_string(), "--bins".into(), "--examples".into()];
     for t in test_targets()? {
-        if !OF_OTHERS.contains(&t.as_str()) {
+        if !(OF_EARLY.contains(&t.as_str()) || t == OF_ALL) {
             args.extend(["--test".to_string(), t]);
         }
     }
@@ -469,8 +471,11 @@ fn tests_of_others(
             built.executable(t)?,
         ))
     };
-    let first = [run("aarch64")?, run("windows")?];
-    let last = [run("dist")?];
+    let first = OF_EARLY
+        .iter()
+        .map(|t| run(t))
+        .collect::<Result<Vec<_>, String>>()?;
+    let last = [run(OF_ALL)?];
     let (early, late) = std::thread::scope(|scope| {
         // At once: Wine and qemu wait on their own start-up (45 s one after another, as
         // long as the Windows tests take alone).
