@@ -157,7 +157,7 @@ impl LabState {
         self.entries
             .iter()
             .find(|e| e.id == id)
-            .expect("every id has its entry (the catalogue's test)")
+            .expect("every id has an entry (tested)")
     }
 
     /// The rows of the clock choice.
