@@ -260,8 +260,8 @@ impl<C: Clock> Interpolated<C> {
     /// timing that ends with [`Interpolated::stop`] (or [`Clock::read`]). The first edge
     /// runs the code between an edge and the return once, so that it runs warm on the
     /// second: after other work it ran cold, and Firefox's shots of 30 µs begun on the
-    /// first edge came out 0.55–0.72 µs long, against 0.14–0.34 µs on the second (blocks
-    /// 256× as long the reference). Waits up to two ticks.
+    /// first edge came out 0.55–0.72 µs long, against 0.14–0.34 µs on the second (next to
+    /// the same work timed 256× as long). Waits up to two ticks.
     pub fn start(&mut self) -> u64 {
         self.next_edge();
         self.next_edge()
@@ -322,9 +322,8 @@ impl<C: Clock> Clock for Interpolated<C> {
 
     /// A run begins on an edge: the one the last run's end stopped on when the coarse
     /// clock still shows it (runs back to back wait for no other), else
-    /// [`Interpolated::start`]'s. Either
-    /// way the run can only begin after the edge, so a timing can only come out long,
-    /// which the minimum of a fit's runs leaves out.
+    /// [`Interpolated::start`]'s. Either way the run can only begin after the edge, so a
+    /// timing can only come out long, which the minimum of a fit's runs leaves out.
     fn begin(&mut self) -> u64 {
         if let Some(edge) = self.at_edge.take() {
             if self.base.read() == edge {

@@ -443,7 +443,7 @@ async fn cancels(c: &Client) -> Result<Vec<String>, String> {
         let mut ended = None;
         let out = loop {
             match cancel_after(c, delay_ms).await? {
-                Cancel::Stopped(out) => break out,
+                Cancel::Stopped { said, ms, wall_ms } => break (said, ms, wall_ms),
                 Cancel::Ended(run_ms) if ended.is_none() && run_ms > 400.0 => {
                     ended = Some(run_ms);
                     delay_ms = (0.75 * run_ms) as u64;
@@ -455,12 +455,12 @@ async fn cancels(c: &Client) -> Result<Vec<String>, String> {
                 }
             }
         };
-        let (ms, wall_ms) = out.1;
+        let (said, ms, wall_ms) = out;
         if !(0.0..=100.0).contains(&ms) {
-            return Err(format!("cancel {delay_ms} ms in: {} ms", out.0));
+            return Err(format!("cancel {delay_ms} ms in: {said} ms"));
         }
         // Tasks of the run before the click: what could delay a click being seen.
-        let longest = out.0[1].as_f64();
+        let longest = said[1].as_f64();
         if longest.is_some_and(|l| l > 100.0) {
             return Err(format!(
                 "cancel {delay_ms} ms in: the run held the page for {longest:?} ms at a stretch"
@@ -483,7 +483,11 @@ async fn cancels(c: &Client) -> Result<Vec<String>, String> {
 enum Cancel {
     /// The run stopped: what the page said ([latency, longest task]), the latency and the
     /// wall time of the command, in ms.
-    Stopped((serde_json::Value, (f64, f64))),
+    Stopped {
+        said: serde_json::Value,
+        ms: f64,
+        wall_ms: f64,
+    },
     /// The run had ended before the click, after this many ms.
     Ended(f64),
 }
@@ -534,7 +538,11 @@ async fn cancel_after(c: &Client, delay_ms: u64) -> Result<Cancel, String> {
         return Err(format!("cancel {delay_ms} ms in: {out} ms, state {state}"));
     }
     let ms = out[0].as_f64().unwrap_or(f64::NAN);
-    Ok(Cancel::Stopped((out, (ms, wall_ms))))
+    Ok(Cancel::Stopped {
+        said: out,
+        ms,
+        wall_ms,
+    })
 }
 
 /// A run during which the tab is hidden is flagged, and the page met no error.
