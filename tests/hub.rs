@@ -4,8 +4,10 @@
 //! server's hostile posts and the hub's own refusals (another class's key, guessed codes,
 //! classes made in a loop); SIGKILL of an instance in a burst of 1 000 posts from 100
 //! classes; PostgreSQL stopped at once in a burst and started again; 100 classes of 30
-//! sending within a minute across both instances.
+//! sending within a minute across both instances. The atlas: tests/hub/atlas.rs.
 
+#[path = "hub/atlas.rs"]
+mod atlas;
 mod common;
 #[path = "hub/deploy.rs"]
 mod deploy;

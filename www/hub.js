@@ -3,6 +3,7 @@
 // keeps its teacher's key (localStorage, never sent anywhere but this hub), and the
 // teacher's view opens with the join URL and its QR code.
 import { $, el } from "./page.js";
+import { state } from "./lab-state.js";
 
 const MINE = "ticklab-hub-classes";
 
@@ -37,6 +38,46 @@ function showMine(terms) {
   $("hub-mine-h").hidden = recent.length === 0;
 }
 
+// After a run, what would go to the atlas, shown as the exact body sent; sent only on the
+// click. The hub keeps of it only what the atlas's cells need (the answer says what).
+function offerAtlas() {
+  const show = () => {
+    if (document.body.dataset.state !== "done" || !state.hasReport) return;
+    let body;
+    try {
+      body = `{"digest":${state.lab.share()}}`;
+    } catch {
+      return;
+    }
+    $("atlas-body").textContent = body;
+    $("atlas-add").disabled = false;
+    $("atlas-offer").hidden = false;
+  };
+  new MutationObserver(show).observe(document.body, { attributes: true, attributeFilter: ["data-state"] });
+  show();
+  $("atlas-add").addEventListener("click", async () => {
+    $("atlas-add").disabled = true;
+    $("atlas-status").textContent = "Sending…";
+    try {
+      const r = await fetch("atlas/runs", {
+        method: "POST",
+        cache: "no-store",
+        headers: { "Content-Type": "application/json" },
+        body: $("atlas-body").textContent,
+      });
+      const answer = await r.json().catch(() => ({}));
+      if (!r.ok) throw new Error(answer.error || `${r.status} ${r.statusText}`);
+      const line = answer.counted ? `Added to the atlas: ${answer.cell}. ` : `Not counted: ${answer.why}. `;
+      $("atlas-status").replaceChildren(line, el("a", "See it in the atlas", { href: answer.atlas }));
+      document.body.dataset.atlas = answer.counted ? "counted" : "not-counted";
+    } catch (e) {
+      $("atlas-status").textContent = `Not sent: ${e.message || e}`;
+      $("atlas-add").disabled = false;
+      document.body.dataset.atlas = "failed";
+    }
+  });
+}
+
 export async function offer() {
   const r = await fetch("hub/terms", { cache: "no-store" }).catch(() => null);
   if (!r || !r.ok) return;
@@ -46,6 +87,7 @@ export async function offer() {
   showMine(terms);
   $("hub").hidden = false;
   document.body.dataset.hub = "yes";
+  offerAtlas();
   $("hub-start").addEventListener("click", async () => {
     $("hub-start").disabled = true;
     $("hub-status").textContent = "Starting a class…";

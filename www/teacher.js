@@ -13,7 +13,7 @@ const key = fragment.get("key") || "";
 // On a hub, the class the key is for (`ticklab class` has one class and needs none).
 const classCode = fragment.get("class") || "";
 const rows = new Map(); // student id -> { nickname, received_ms, digest }
-const view = { code: "", closed: false, most: 0, last: "" };
+const view = { code: "", closed: false, most: 0, last: "", hub: false, added: false };
 let redraw = 0;
 let plotUrl = "";
 
@@ -64,6 +64,9 @@ function renderWho() {
   const n = rows.size;
   $("class-summary").textContent = `Class ${view.code}: ${n} ${n === 1 ? "student has" : "students have"} sent a run${view.closed ? "; closed to new runs" : ""}.`;
   $("close-class").disabled = view.closed;
+  // On a hub, a closed class may go to the atlas, each run counted for its own sender.
+  $("atlas-class").hidden = !view.hub;
+  if (!view.added) $("atlas-class").disabled = !view.closed;
   document.body.dataset.rows = String(n);
 }
 
@@ -152,7 +155,7 @@ function eventStream(dispatch) {
 function handle(kind, data) {
   const m = JSON.parse(data);
   if (kind === "class") {
-    Object.assign(view, { code: m.code, closed: m.closed, most: m.most });
+    Object.assign(view, { code: m.code, closed: m.closed, most: m.most, hub: !!m.hub });
     $("join-url").textContent = m.join[0] || "";
     if (m.hub) $("hub-note").textContent = `This class takes runs for ${m.hub.open_hours} hours from when it started, or until you close it; its runs are deleted ${m.hub.kept_days} days after it closes. Keep this page's address: its key runs the class.`;
   } else if (kind === "put") {
@@ -233,6 +236,19 @@ async function main() {
     }
   });
   $("close-class").addEventListener("click", () => call("class/close", { method: "POST" }).catch((e) => showError(`Not closed: ${e.message}`)));
+  $("atlas-class").addEventListener("click", async () => {
+    $("atlas-class").disabled = true;
+    try {
+      const a = await (await call("class/atlas", { method: "POST" })).json();
+      view.added = true;
+      $("atlas-class-status").textContent = `Added to the atlas: ${a.counted} runs counted, ${a.not_counted} not (a sender counts once a cell a day).`;
+      document.body.dataset.atlas = "added";
+    } catch (e) {
+      $("atlas-class-status").textContent = `Not added: ${e.message}`;
+      view.added = e.status === 409 && /already/.test(e.message);
+      $("atlas-class").disabled = view.added;
+    }
+  });
   call("class/join.svg").then((r) => r.blob()).then((b) => { $("join-qr").src = URL.createObjectURL(b); }).catch(() => {});
   renderCompare();
   showPlot();

@@ -32,10 +32,12 @@
 #![warn(missing_docs)]
 
 pub mod analyze;
+pub mod atlas;
 pub mod broken;
 pub mod calibrate;
 pub mod caveat;
 pub mod characterise;
+pub mod claims;
 pub mod clock;
 pub mod comparison;
 pub mod cpu_wall;

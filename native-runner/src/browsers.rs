@@ -30,22 +30,7 @@ pub fn browsers(a: BrowsersArgs) -> Result<(), CliError> {
     }
     let engines = engines(&a.engines);
     if engines.iter().all(|(_, found)| found.is_err()) {
-        let why: Vec<String> = engines
-            .iter()
-            .map(|(b, found)| {
-                let why = found.as_ref().err().map(ToString::to_string);
-                format!(
-                    "{}: {}; {}",
-                    b.name(),
-                    why.unwrap_or_default(),
-                    b.install_hint()
-                )
-            })
-            .collect();
-        return Err(CliError::Usage(format!(
-            "no browser engine to run here:\n  {}",
-            why.join("\n  ")
-        )));
+        return Err(none_found(&engines));
     }
     let contexts: Vec<bool> = match (a.only_plain, a.only_isolated) {
         (true, _) => vec![false],
@@ -116,6 +101,9 @@ pub fn browsers(a: BrowsersArgs) -> Result<(), CliError> {
         plot: None,
     };
     output::emit_comparison(&comparison, &shown, a.cell)?;
+    if let Some(hub) = &a.share {
+        share(hub, &comparison)?;
+    }
     let browsers: Vec<&EngineRun> = comparison
         .runs
         .iter()
@@ -138,6 +126,37 @@ pub fn browsers(a: BrowsersArgs) -> Result<(), CliError> {
         ));
     }
     Ok(())
+}
+
+/// Why no engine can run here: each one's reason and where to get it.
+fn none_found(engines: &[Found]) -> CliError {
+    let why: Vec<String> = engines
+        .iter()
+        .map(|(b, found)| {
+            let why = found.as_ref().err().map(ToString::to_string);
+            format!(
+                "{}: {}; {}",
+                b.name(),
+                why.unwrap_or_default(),
+                b.install_hint()
+            )
+        })
+        .collect();
+    CliError::Usage(format!(
+        "no browser engine to run here:\n  {}",
+        why.join("\n  ")
+    ))
+}
+
+/// Each run of `comparison` that measured, added to `hub`'s atlas.
+fn share(hub: &str, comparison: &Comparison) -> Result<(), CliError> {
+    let runs: Vec<(String, &Report)> = comparison
+        .runs
+        .iter()
+        .filter_map(|r| Some((r.heading(), r.report.as_ref()?)))
+        .collect();
+    let named: Vec<(&str, &Report)> = runs.iter().map(|(h, r)| (h.as_str(), *r)).collect();
+    crate::share::share(hub, &named)
 }
 
 /// Every engine's browser found here started at once, before any page runs (a start

@@ -139,6 +139,11 @@ pub struct RunArgs {
     pub no_fit: bool,
     #[command(flatten)]
     pub output: Output,
+    /// Add this run to the atlas of the hub at HUB (https://HOST): prints each field it
+    /// sends (OS family, CPU family, a bucket of logical CPUs, each clock's tick, read cost
+    /// and verdict) before it sends them.
+    #[arg(long, value_name = "HUB", value_parser = hub_url)]
+    pub share: Option<String>,
 }
 
 impl Default for RunArgs {
@@ -149,6 +154,7 @@ impl Default for RunArgs {
             workload: WorkloadKind::Count,
             no_fit: false,
             output: Output::default(),
+            share: None,
         }
     }
 }
@@ -349,6 +355,10 @@ pub struct BrowsersArgs {
     /// Print the table as CSV.
     #[arg(long)]
     pub csv: bool,
+    /// Add each run to the atlas of the hub at HUB (https://HOST), printing each field
+    /// it sends before it sends them.
+    #[arg(long, value_name = "HUB", value_parser = hub_url)]
+    pub share: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -425,6 +435,28 @@ pub struct HubArgs {
     /// Serve the page from DIR instead of the page this binary carries.
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
+    /// The atlas shows a cell once runs from at least this many distinct senders are in it.
+    #[arg(long, env = "TICKLAB_ATLAS_K", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub atlas_k: u32,
+    /// Days the atlas keeps a raw run, and a sender's digest after its last counted run;
+    /// the cells' figures are kept.
+    #[arg(long, env = "TICKLAB_ATLAS_KEEP_DAYS", default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=3650))]
+    pub atlas_keep_days: u32,
+}
+
+/// The hub's URL, checked: `https://HOST[:PORT][/PATH]`, or `http://` for a hub on a
+/// LAN or on this machine.
+pub fn hub_url(s: &str) -> Result<String, String> {
+    let rest = s
+        .strip_prefix("https://")
+        .or_else(|| s.strip_prefix("http://"))
+        .ok_or_else(|| format!("'{s}' is not a hub's URL: give it as https://HOST"))?;
+    let host = rest.split('/').next().unwrap_or("");
+    let fine = |b: u8| b.is_ascii_alphanumeric() || b".-:[]".contains(&b);
+    if host.is_empty() || !host.bytes().all(fine) || rest.contains(['?', '#', ' ']) {
+        return Err(format!("'{s}' is not a URL like https://hub.example.org"));
+    }
+    Ok(s.trim_end_matches('/').to_string())
 }
 
 /// An http(s) URL with a host and nothing after it but a path.

@@ -83,6 +83,9 @@ pub fn run(a: RunArgs) -> Result<(), CliError> {
     save(&report, a.select.save.as_deref())?;
     output::emit(&report, &a.output, output::Printed::Summary)?;
     interrupted(&report, a.select.save.as_deref())?;
+    if let Some(hub) = &a.share {
+        crate::share::share(hub, &[("this machine's run", &report)])?;
+    }
     let measured = report.clocks.iter().filter(|c| c.tick.is_some()).count();
     if explicit {
         failures(&report)

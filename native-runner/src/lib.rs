@@ -22,6 +22,7 @@ mod output;
 mod progress;
 mod saved;
 mod serve;
+mod share;
 
 use std::process::ExitCode;
 

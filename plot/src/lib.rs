@@ -222,6 +222,7 @@ impl TickData {
 }
 
 mod alt;
+mod atlas;
 mod class;
 mod common;
 mod fit;
@@ -230,6 +231,7 @@ mod raw;
 mod sorted;
 
 pub use alt::*;
+pub use atlas::*;
 pub use class::*;
 use common::*;
 pub use fit::*;

@@ -237,6 +237,18 @@ fn bad_inputs_get_exit_2_and_a_message() {
         (vec!["serve", "--port", "70000"], "invalid value"),
         (vec!["serve", "--bind", "999.1.1.1"], "invalid value"),
         (vec!["serve", "--bind", "localhost"], "invalid value"),
+        (
+            vec!["run", "--share", "ftp://hub.example.org"],
+            "not a hub's URL",
+        ),
+        (
+            vec!["run", "--share", "https://hub example"],
+            "not a URL like",
+        ),
+        (
+            vec!["browsers", "--share", "hub.example.org"],
+            "not a hub's URL",
+        ),
     ];
     assert!(cases.len() >= 20);
     let shown = |a: &str| {

@@ -47,6 +47,12 @@ async fn violations(c: &Client, axe: &str, state: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The WCAG 2.1 A and AA violations on the page `c` shows, with axe-core loaded here.
+#[cfg(feature = "hub")]
+pub(crate) async fn violations_of(c: &Client, state: &str) -> Vec<String> {
+    violations(c, &axe(), state).await
+}
+
 /// Every control a visitor can use (visible, enabled, in the tab order), as the keyboard
 /// walk names them.
 const CONTROLS: &str = "const name = (e) => e.id || (e.tagName + ':' + (e.getAttribute('aria-label') || e.textContent || e.name || '').trim().slice(0, 40));

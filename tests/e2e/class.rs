@@ -1,9 +1,11 @@
 //! A class: the page on a static host, sixty big hostile reports, a class live from three
 //! engines over plain http, the teacher's rows equal to the command's, and a class started
-//! on a hub of two instances.
+//! on a hub of two instances, and three engines adding their runs to its atlas.
 
 use super::*;
 
+#[cfg(feature = "hub")]
+mod atlas;
 #[cfg(feature = "hub")]
 mod hub;
 mod live;

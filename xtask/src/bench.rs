@@ -107,6 +107,12 @@ pub fn run() -> Result<(), String> {
     figures.extend(rt.block_on(crate::hub_bench::figures(&bin, &drivers.chromedriver)));
 
     eprintln!(
+        "\n== [{}] the atlas: a million runs, its answer, runs added, its page on Slow 4G",
+        crate::at()
+    );
+    figures.extend(rt.block_on(crate::atlas_bench::figures(&bin, &drivers.chromedriver)));
+
+    eprintln!(
         "\n== [{}] every engine from one command: ticklab browsers",
         crate::at()
     );
@@ -179,6 +185,7 @@ pub fn alone(which: &str) -> Result<(), String> {
     let figures = rt.block_on(async {
         match which {
             "class" => crate::class_bench::figures(&bin, &chromedriver, &dir).await,
+            "atlas" => crate::atlas_bench::figures(&bin, &chromedriver).await,
             "load" => match StaticHost::start(&target.join("site")) {
                 Ok(host) => {
                     crate::load_bench::cold_headline(&chromedriver, &host.url, gz.first).await

@@ -87,6 +87,45 @@ fn now_ms() -> f64 {
 }
 
 /// The value at fraction `q` of sorted `v`.
+/// `runs` posts (`post(i)`, its status) from `clients` threads at once, each taking every
+/// `clients`th: the rate of those answered 201 and the seconds, or the first failures.
+pub fn rate_of(
+    runs: usize,
+    clients: usize,
+    post: impl Fn(usize) -> Result<u16, String> + Sync,
+) -> Result<(f64, f64), String> {
+    let t = Instant::now();
+    let failed: Vec<String> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..clients)
+            .map(|w| {
+                let post = &post;
+                s.spawn(move || {
+                    (w..runs)
+                        .step_by(clients)
+                        .filter_map(|i| match post(i) {
+                            Ok(201) => None,
+                            other => Some(format!("run {i}: {other:?}")),
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect()
+    });
+    let secs = t.elapsed().as_secs_f64();
+    if !failed.is_empty() {
+        return Err(format!(
+            "{} runs not stored, as {:?}",
+            failed.len(),
+            &failed[..failed.len().min(3)]
+        ));
+    }
+    Ok((runs as f64 / secs, secs))
+}
+
 pub fn quantile(v: &[f64], q: f64) -> f64 {
     let i = ((v.len() - 1) as f64 * q).round() as usize;
     v[i]

@@ -142,7 +142,7 @@ pub enum Task {
     ///
     /// Every performance figure against its target, native and in headless Chromium,
     /// Firefox and WebKit, printed as a table and written to BENCHMARKS.md; `hub`,
-    /// `class` or `load` prints those figures alone, writing nothing.
+    /// `atlas`, `class` or `load` prints those figures alone, writing nothing.
     Bench {
         #[arg(value_enum)]
         part: Option<BenchPart>,
@@ -196,6 +196,8 @@ impl From<Engine> for shot::Browser {
 pub enum BenchPart {
     /// Two hub instances on a throwaway PostgreSQL.
     Hub,
+    /// The atlas on two hub instances: a million runs, its answer, its page.
+    Atlas,
     /// `ticklab class` on loopback.
     Class,
     /// The page over Slow 4G, cold: the first answer and the full lab ready.

@@ -14,7 +14,7 @@ use ticklab_browser::postgres::Cluster;
 use ticklab_browser::{start_hub, HubServer};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::class_bench::{digest, lags_to_screen, quantile, request};
+use crate::class_bench::{digest, lags_to_screen, quantile, rate_of, request};
 
 /// The section of BENCHMARKS.md these figures are in.
 pub const SECTION: u8 = 9;
@@ -172,39 +172,11 @@ fn rate(a: &HubServer, b: &HubServer) -> Result<(f64, f64), String> {
         .collect();
     let d = digest(20);
     let ports = [a.port, b.port];
-    let t = Instant::now();
-    let failed: Vec<String> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..CLIENTS)
-            .map(|w| {
-                let (codes, d) = (&codes, &d);
-                s.spawn(move || {
-                    let mut bad = Vec::new();
-                    for i in (w..RUNS).step_by(CLIENTS) {
-                        let class = i % CLASSES;
-                        let student = format!("bench-student-{i:05}");
-                        match post(ports[i % 2], school(class), &codes[class], &student, d) {
-                            Ok(201) => {}
-                            other => bad.push(format!("{student}: {other:?}")),
-                        }
-                    }
-                    bad
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap_or_default())
-            .collect()
-    });
-    let secs = t.elapsed().as_secs_f64();
-    if !failed.is_empty() {
-        return Err(format!(
-            "{} runs not stored, as {:?}",
-            failed.len(),
-            &failed[..failed.len().min(3)]
-        ));
-    }
-    Ok((RUNS as f64 / secs, secs))
+    rate_of(RUNS, CLIENTS, |i| {
+        let class = i % CLASSES;
+        let student = format!("bench-student-{i:05}");
+        post(ports[i % 2], school(class), &codes[class], &student, &d)
+    })
 }
 
 /// A class made on A, its teacher's view on B; 200 runs sent to A, 50 ms apart.

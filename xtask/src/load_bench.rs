@@ -14,7 +14,7 @@ const LAB_READY_GOAL_MS: f64 = 2500.0;
 
 /// Lighthouse's "Slow 4G": 1.6 Mbit/s down, 750 kbit/s up (in bytes a second, as
 /// Chromium's network emulation takes them), 150 ms round trip.
-const SLOW_4G: (u64, u64, u64) = (1_600_000 / 8, 750_000 / 8, 150);
+pub(crate) const SLOW_4G: (u64, u64, u64) = (1_600_000 / 8, 750_000 / 8, 150);
 
 /// From navigation to performance.now's tick in the headline, and to the full lab ready
 /// (`body[data-state=ready]`), a fresh profile each time (a cold cache, no service worker),

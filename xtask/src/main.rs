@@ -1,6 +1,7 @@
 //! Project tasks, `cargo xtask <task>`: test, lab, install, screenshot, dist, web, guide,
 //! fuzz and bench, each a clap subcommand ([`Task`]) whose help is its doc comment.
 
+mod atlas_bench;
 mod bench;
 mod browsers;
 mod class_bench;
@@ -76,6 +77,9 @@ fn main() -> ExitCode {
         Task::Bench {
             part: Some(BenchPart::Load),
         } => bench::alone("load"),
+        Task::Bench {
+            part: Some(BenchPart::Atlas),
+        } => bench::alone("atlas"),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

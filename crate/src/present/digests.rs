@@ -50,7 +50,7 @@ impl Digest {
             .into(),
             cpu: clipped(&match (&env.cpu, env.cpus) {
                 (Some(cpu), _) => cpu.clone(),
-                (None, Some(n)) => format!("{n} logical CPUs"),
+                (None, Some(n)) => format!("{} logical CPUs", crate::atlas::cpu_bucket(n)),
                 (None, None) => DASH.into(),
             }),
         };

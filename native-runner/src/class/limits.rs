@@ -53,6 +53,13 @@ pub const SWEEP_EVERY: Duration = Duration::from_secs(60);
 pub const RETRY_SOON: Duration = Duration::from_secs(2);
 /// Most characters of a nickname (the page's field says the same: a test holds it to it).
 pub const MAX_NICKNAME: usize = 40;
+/// Most runs one sender may add to the atlas a minute (a burst, then one a second): a
+/// school behind one address, each of its students adding a run; past it that sender's
+/// runs wait, no one else's. A sender counts once a cell a day whatever it sends.
+pub const ATLAS_PER_MINUTE: u32 = 60;
+/// How long an instance reuses the atlas's cells it read: a flood of reads costs the
+/// database one read a period.
+pub const ATLAS_MEMORY: Duration = Duration::from_secs(2);
 /// Most rows a class holds.
 pub const MAX_ROWS: u64 = 500;
 /// How often the live view hears from the server when nothing happens, so that a proxy or

@@ -4,7 +4,7 @@
 //! stored. The class lives in a SQLite file ([`store`]); started again on the same file, it
 //! goes on.
 
-mod extract;
+pub(crate) mod extract;
 pub mod limits;
 pub mod paths;
 mod refusal;

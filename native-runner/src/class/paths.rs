@@ -26,6 +26,16 @@ pub const ALT_HEADER: &str = "x-ticklab-alt";
 pub const HUB_TERMS: &str = "/hub/terms";
 /// `POST`: a new class on a hub; its code, key and URLs.
 pub const HUB_CLASSES: &str = "/hub/classes";
+/// `GET`: the atlas's page, its cells as a table (a hub's only).
+pub const ATLAS: &str = "/atlas";
+/// `GET`: the atlas's shown cells as JSON.
+pub const ATLAS_JSON: &str = "/atlas/cells.json";
+/// `GET`: the atlas's shown cells as CSV.
+pub const ATLAS_CSV: &str = "/atlas/cells.csv";
+/// `POST`: a run added to the atlas by whoever made it.
+pub const ATLAS_RUNS: &str = "/atlas/runs";
+/// `POST`: a closed class's rows added to the atlas by its teacher.
+pub const CLASS_ATLAS: &str = "/class/atlas";
 /// `GET`: 200 while the process runs (a load balancer's liveness probe).
 pub const HEALTHZ: &str = "/healthz";
 /// `GET`: 200 when the database answers and the instance is not stopping; 503 otherwise.
@@ -36,17 +46,29 @@ mod tests {
     use super::*;
 
     /// Every route of a class (the router serves each: tests/class.rs asks for them all).
-    const ALL: [&str; 8] = [
-        RUNS, EVENTS, ROWS_JSON, ROWS_CSV, PLOT_SVG, JOIN_SVG, CLOSE, REMOVE,
+    /// And a hub's one more, which its teacher's view offers only on a hub.
+    const ALL: [&str; 9] = [
+        RUNS,
+        EVENTS,
+        ROWS_JSON,
+        ROWS_CSV,
+        PLOT_SVG,
+        JOIN_SVG,
+        CLOSE,
+        REMOVE,
+        CLASS_ATLAS,
     ];
 
-    /// The paths a script spells: every string literal that starts `class/` (the pages ask
-    /// relative to where they were served).
+    /// The paths a script spells: every string literal that starts `class/`, `hub/` or
+    /// `atlas/` (the pages ask relative to where they were served).
     fn spelled(script: &str) -> Vec<String> {
         let mut out = Vec::new();
         for quote in ['"', '\'', '`'] {
             for piece in script.split(quote).skip(1).step_by(2) {
-                if piece.starts_with("class/") {
+                if ["class/", "hub/", "atlas/"]
+                    .iter()
+                    .any(|p| piece.starts_with(p))
+                {
                     out.push(format!("/{piece}"));
                 }
             }
@@ -71,8 +93,22 @@ mod tests {
             }
         }
         // The runs, the live view, the export, the plot, the QR code, close and remove.
-        for used in [RUNS, EVENTS, CLOSE, REMOVE] {
+        for used in [RUNS, EVENTS, CLOSE, REMOVE, CLASS_ATLAS] {
             assert!(asked.iter().any(|p| p == used), "no page asks for {used}");
+        }
+        // The hub's page: its terms, a new class, a run for the atlas.
+        let hub = spelled(&std::fs::read_to_string(root.join("www/hub.js")).unwrap());
+        for path in &hub {
+            assert!(
+                [HUB_TERMS, HUB_CLASSES, ATLAS_RUNS].contains(&path.as_str()),
+                "www/hub.js asks for {path}, which no route serves"
+            );
+        }
+        for used in [HUB_TERMS, HUB_CLASSES, ATLAS_RUNS] {
+            assert!(
+                hub.iter().any(|p| p == used),
+                "www/hub.js asks not for {used}"
+            );
         }
     }
 

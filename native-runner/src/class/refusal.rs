@@ -8,8 +8,8 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
 use super::limits::{
-    ADDRESS_PER_MINUTE, CLASSES_PER_WINDOW, GUESSES_PER_WINDOW, MAX_NICKNAME, MAX_POST, MAX_ROWS,
-    RETRY_SOON, SENDER_GUESSES_PER_WINDOW, STUDENT_PER_MINUTE,
+    ADDRESS_PER_MINUTE, ATLAS_PER_MINUTE, CLASSES_PER_WINDOW, GUESSES_PER_WINDOW, MAX_NICKNAME,
+    MAX_POST, MAX_ROWS, RETRY_SOON, SENDER_GUESSES_PER_WINDOW, STUDENT_PER_MINUTE,
 };
 use super::store::StoreError;
 
@@ -85,6 +85,18 @@ pub enum ClassError {
     /// why.
     #[error("the server could not draw a join code; ask again")]
     NoRandomness(#[source] getrandom::Error),
+    /// A run the atlas does not take, and why.
+    #[error("not a run for the atlas: {0}")]
+    AtlasRun(String),
+    /// A sender over its share of runs for the atlas.
+    #[error("over {ATLAS_PER_MINUTE} runs for the atlas a minute from this address")]
+    AtlasTooFast { wait: Duration },
+    /// A class added to the atlas before it closed.
+    #[error("a class is added to the atlas once it is closed")]
+    ClassOpen,
+    /// A class added a second time.
+    #[error("this class was added to the atlas already")]
+    AlreadyAdded,
     /// A picture or an answer could not be made.
     #[error("the answer could not be made: {0}")]
     Output(String),
@@ -98,7 +110,8 @@ impl ClassError {
             ClassError::Malformed { .. }
             | ClassError::StudentId
             | ClassError::Nickname
-            | ClassError::Digest(_) => StatusCode::BAD_REQUEST,
+            | ClassError::Digest(_)
+            | ClassError::AtlasRun(_) => StatusCode::BAD_REQUEST,
             ClassError::WrongCode
             | ClassError::NotTeacher
             | ClassError::ClassClosed
@@ -106,9 +119,12 @@ impl ClassError {
             ClassError::AddressTooFast { .. }
             | ClassError::StudentTooFast { .. }
             | ClassError::Guessing { .. }
-            | ClassError::TooManyClasses { .. } => StatusCode::TOO_MANY_REQUESTS,
+            | ClassError::TooManyClasses { .. }
+            | ClassError::AtlasTooFast { .. } => StatusCode::TOO_MANY_REQUESTS,
             // No rate: the class is as large as it gets, until its teacher removes a row.
-            ClassError::Full => StatusCode::CONFLICT,
+            ClassError::Full | ClassError::ClassOpen | ClassError::AlreadyAdded => {
+                StatusCode::CONFLICT
+            }
             ClassError::Stopping => StatusCode::SERVICE_UNAVAILABLE,
             ClassError::Store(e) if e.unavailable() => StatusCode::SERVICE_UNAVAILABLE,
             ClassError::NoSuchRow | ClassError::NoJoinAddress => StatusCode::NOT_FOUND,
@@ -125,7 +141,8 @@ impl ClassError {
             ClassError::AddressTooFast { wait }
             | ClassError::StudentTooFast { wait }
             | ClassError::Guessing { wait }
-            | ClassError::TooManyClasses { wait } => Some(*wait),
+            | ClassError::TooManyClasses { wait }
+            | ClassError::AtlasTooFast { wait } => Some(*wait),
             ClassError::Stopping => Some(RETRY_SOON),
             ClassError::Store(e) if e.unavailable() => Some(RETRY_SOON),
             _ => None,

@@ -146,7 +146,7 @@ async fn submit<S: ClassStore>(
             .take(&s.student)
             .map_err(|wait| ClassError::StudentTooFast { wait })?;
     }
-    let put = l.store.put(class.id, s).await;
+    let put = l.store.put(class.id, s, from.ip()).await;
     l.store_down
         .store(matches!(&put, Err(e) if e.unavailable()), Ordering::Relaxed);
     let put = put?;

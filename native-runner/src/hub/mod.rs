@@ -6,6 +6,7 @@
 //! SIGTERM drains: posts are sent elsewhere (503), those in flight finish, live views are
 //! told to come again (to another instance).
 
+pub mod atlas;
 pub mod classes;
 mod lookup;
 mod routes;
@@ -67,10 +68,15 @@ async fn connect(a: &HubArgs, open_for: Duration) -> Result<PgStore, CliError> {
 
 /// Every [`SWEEP_EVERY`]: closes the classes open their day, deletes those closed `keep`
 /// ago with their rows, forgets the creations the rate limit no longer counts.
-async fn sweeper(store: PgStore, keep: Duration) {
+async fn sweeper(store: PgStore, keep: Duration, atlas_keep: Duration) {
     let mut every = tokio::time::interval(SWEEP_EVERY);
     loop {
         every.tick().await;
+        match store.atlas_sweep(atlas_keep).await {
+            Ok(n) if n > 0 => tracing::info!(runs = n, "swept the atlas's raw runs"),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "the atlas's sweep failed; trying again later"),
+        }
         match store.sweep(keep, CREATION_WINDOW).await {
             Ok(s) if s.closed > 0 || s.deleted > 0 => {
                 tracing::info!(closed = s.closed, deleted = s.deleted, "swept the classes")
@@ -102,8 +108,13 @@ pub fn hub(a: HubArgs) -> Result<(), CliError> {
         };
         let state =
             Arc::new(ClassState::new(store.clone(), classes, stopping).behind_proxy(a.trust_proxy));
-        tokio::spawn(sweeper(store.clone(), keep));
-        let router = crate::class::routes::router(state.clone()).merge(routes::router(state));
+        let atlas_keep = Duration::from_secs(u64::from(a.atlas_keep_days) * 86_400);
+        tokio::spawn(sweeper(store.clone(), keep, atlas_keep));
+        tokio::spawn(atlas::roller(store.clone()));
+        let atlas = Arc::new(atlas::Atlas::new(a.atlas_k, atlas_keep));
+        let router = crate::class::routes::router(state.clone())
+            .merge(routes::router(state.clone()))
+            .merge(atlas::router(state, atlas));
         // Always isolated: behind HTTPS, students' pages get the finer clocks.
         let app = serve::app(site, true, Some(router));
         tracing::info!(

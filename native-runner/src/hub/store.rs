@@ -31,6 +31,7 @@ const MIGRATIONS: [&str; HUB_SCHEMA_VERSION as usize] = [
     include_str!("../../migrations/postgres/0001_classes.sql"),
     include_str!("../../migrations/postgres/0002_key_digests.sql"),
     include_str!("../../migrations/postgres/0003_compact_events.sql"),
+    include_str!("../../migrations/postgres/0004_atlas.sql"),
 ];
 
 /// The advisory lock held while migrating: instances started together migrate once.
@@ -193,7 +194,7 @@ impl PgStore {
         Ok(store)
     }
 
-    fn failed(&self, e: tokio_postgres::Error) -> StoreError {
+    pub(super) fn failed(&self, e: tokio_postgres::Error) -> StoreError {
         StoreError::Database {
             place: self.0.place.clone(),
             unavailable: out_of_reach(&e),
@@ -201,7 +202,7 @@ impl PgStore {
         }
     }
 
-    async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {
+    pub(super) async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {
         self.0.pool.get().await.map_err(|e| match e {
             PoolError::Backend(e) => self.failed(e),
             other => StoreError::Database {
@@ -213,7 +214,7 @@ impl PgStore {
     }
 
     /// One statement's rows.
-    async fn query(
+    pub(super) async fn query(
         &self,
         sql: &str,
         params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
@@ -530,7 +531,12 @@ impl ClassStore for PgStore {
         })
     }
 
-    async fn put(&self, class: i64, s: Submission) -> Result<Result<Row, Refusal>, StoreError> {
+    async fn put(
+        &self,
+        class: i64,
+        s: Submission,
+        sender: IpAddr,
+    ) -> Result<Result<Row, Refusal>, StoreError> {
         let text = serde_json::to_string(&s.digest).map_err(|e| StoreError::Write {
             place: self.0.place.clone(),
             reason: format!("a digest that does not write: {e}"),
@@ -538,7 +544,7 @@ impl ClassStore for PgStore {
         let r = self
             .query(
                 "SELECT event, received_ms, refusal
-                 FROM ticklab_put($1, $2, $3, $4, $5, make_interval(secs => $6))",
+                 FROM ticklab_put($1, $2, $3, $4, $5, make_interval(secs => $6), $7)",
                 &[
                     &class,
                     &s.student,
@@ -546,6 +552,7 @@ impl ClassStore for PgStore {
                     &text,
                     &(MAX_ROWS as i64),
                     &self.open_secs(),
+                    &sender,
                 ],
             )
             .await?;

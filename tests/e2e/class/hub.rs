@@ -1,7 +1,7 @@
 //! A class on a hub: two instances of `ticklab hub` on a throwaway PostgreSQL cluster; a
 //! teacher starts a class from the page in Chromium on instance A; students in Chromium,
 //! Firefox and WebKit join through instance B, run and send; the teacher's view shows
-//! their three rows without a reload.
+//! their three rows without a reload; closed, the class goes to the atlas in one click.
 
 use super::live::a_student;
 use super::*;
@@ -81,6 +81,21 @@ fn a_class_started_on_a_hub_takes_three_engines_through_the_other_instance() {
         wait_for(c, "return document.body.dataset.plotted === '3'", Duration::from_secs(10))
             .await
             .unwrap_or_else(|e| panic!("the class's plot: {e}"));
+        // Closed, the class goes to the atlas with one click, each run for its own sender
+        // (all three came from this machine's one address: one counted a cell a day).
+        let offered = js(c, "return [document.getElementById('atlas-class').hidden, document.getElementById('atlas-class').disabled]").await.unwrap();
+        assert_eq!(offered, serde_json::json!([false, true]), "offered on a hub, once closed");
+        js(c, "document.getElementById('close-class').click(); return 0").await.unwrap();
+        wait_for(c, "return !document.getElementById('atlas-class').disabled", Duration::from_secs(10))
+            .await
+            .unwrap_or_else(|e| panic!("the class closed: {e}"));
+        js(c, "document.getElementById('atlas-class').click(); return 0").await.unwrap();
+        wait_for(c, "return document.body.dataset.atlas === 'added'", Duration::from_secs(10))
+            .await
+            .unwrap_or_else(|e| panic!("the class added to the atlas: {e}"));
+        let added = js(c, "return document.getElementById('atlas-class-status').textContent").await.unwrap();
+        summary.push_str(&format!("{}\n", added.as_str().unwrap_or_default()));
+        assert!(added.as_str().unwrap_or_default().starts_with("Added to the atlas: 3 runs counted, 0 not"), "{added}");
         let errors = js(c, "return self.ticklabErrors").await.unwrap();
         assert_eq!(errors, serde_json::json!([]), "the teacher's page");
         let png = c.screenshot().await.unwrap();

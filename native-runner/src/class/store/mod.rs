@@ -7,6 +7,7 @@
 pub mod sqlite;
 
 use std::future::Future;
+use std::net::IpAddr;
 
 use ticklab::digest::Digest;
 
@@ -15,7 +16,7 @@ use ticklab::digest::Digest;
 pub const SCHEMA_VERSION: i64 = 1;
 /// The same of a hub's PostgreSQL database (version 2 keeps keys as digests, 3 keeps a
 /// student's latest event only).
-pub const HUB_SCHEMA_VERSION: i64 = 3;
+pub const HUB_SCHEMA_VERSION: i64 = 4;
 
 /// A class: its join code, the teacher's key, and whether it takes submissions.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -247,11 +248,14 @@ pub trait ClassStore: Clone + Send + Sync + 'static {
         key: &str,
     ) -> impl Future<Output = Result<Class, StoreError>> + Send;
 
-    /// Stores `s` (replacing the student's earlier one), or says why not.
+    /// Stores `s` from `sender` (an IPv6 /64's first address; replacing the student's
+    /// earlier one), or says why not. A hub keeps the sender's salted digest with the row,
+    /// for the atlas, and never the address; a class server keeps nothing of it.
     fn put(
         &self,
         class: i64,
         s: Submission,
+        sender: IpAddr,
     ) -> impl Future<Output = Result<Result<Row, Refusal>, StoreError>> + Send;
 
     /// Removes `student`'s row; the event's id, or none when there was no such row.
@@ -295,6 +299,9 @@ pub trait ClassStore: Clone + Send + Sync + 'static {
 pub mod suite {
     use super::*;
     use crate::class::limits::MAX_ROWS;
+
+    /// The address the suite's submissions come from.
+    pub const HERE: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
 
     /// A digest a student could send, told apart by `mark`.
     pub fn digest(mark: &str) -> Digest {
@@ -343,22 +350,22 @@ pub mod suite {
         let other = store.open_class(true, "OTHERS", "k9").await.unwrap();
         let mut live = store.subscribe(class.id);
         let a = store
-            .put(class.id, sub("ann", "a1"))
+            .put(class.id, sub("ann", "a1"), HERE)
             .await
             .unwrap()
             .unwrap();
         let b = store
-            .put(class.id, sub("bob", "b1"))
+            .put(class.id, sub("bob", "b1"), HERE)
             .await
             .unwrap()
             .unwrap();
         store
-            .put(other.id, sub("zed", "z1"))
+            .put(other.id, sub("zed", "z1"), HERE)
             .await
             .unwrap()
             .unwrap();
         let a2 = store
-            .put(class.id, sub("ann", "a2"))
+            .put(class.id, sub("ann", "a2"), HERE)
             .await
             .unwrap()
             .unwrap();
@@ -367,7 +374,7 @@ pub mod suite {
         assert_eq!(store.remove(class.id, "nobody").await.unwrap(), None);
         let closed = store.close(class.id).await.unwrap();
         assert_eq!(
-            store.put(class.id, sub("cat", "c1")).await.unwrap(),
+            store.put(class.id, sub("cat", "c1"), HERE).await.unwrap(),
             Err(Refusal::ClassClosed)
         );
         // Live: the changes of this class (not the other's), in order, once committed; a
@@ -415,16 +422,20 @@ pub mod suite {
         let class = store.open_class(false, "ABCDEF", "k").await.unwrap();
         let puts = (0..MAX_ROWS).map(|i| {
             let store = store.clone();
-            async move { store.put(class.id, sub(&format!("s{i}"), "x")).await }
+            async move { store.put(class.id, sub(&format!("s{i}"), "x"), HERE).await }
         });
         for r in futures_util::future::join_all(puts).await {
             assert!(r.unwrap().is_ok());
         }
         assert_eq!(
-            store.put(class.id, sub("late", "x")).await.unwrap(),
+            store.put(class.id, sub("late", "x"), HERE).await.unwrap(),
             Err(Refusal::Full)
         );
-        assert!(store.put(class.id, sub("s7", "y")).await.unwrap().is_ok());
+        assert!(store
+            .put(class.id, sub("s7", "y"), HERE)
+            .await
+            .unwrap()
+            .is_ok());
         assert_eq!(store.rows(class.id).await.unwrap().len(), MAX_ROWS as usize);
     }
 }

@@ -269,7 +269,12 @@ impl ClassStore for SqliteStore {
         .await
     }
 
-    async fn put(&self, class: i64, s: Submission) -> Result<Result<Row, Refusal>, StoreError> {
+    async fn put(
+        &self,
+        class: i64,
+        s: Submission,
+        _sender: std::net::IpAddr,
+    ) -> Result<Result<Row, Refusal>, StoreError> {
         let text = serde_json::to_string(&s.digest).map_err(|e| StoreError::Write {
             place: self.place.to_string(),
             reason: format!("a digest that does not write: {e}"),
@@ -649,7 +654,7 @@ mod tests {
                     nickname: String::new(),
                     digest: suite::digest("x"),
                 };
-                async move { store.put(id, s).await }
+                async move { store.put(id, s, suite::HERE).await }
             });
             let done = futures_util::future::join_all(puts).await;
             for (i, d) in done.iter().enumerate() {
@@ -663,7 +668,7 @@ mod tests {
                     nickname: "again".into(),
                     digest: suite::digest("y"),
                 };
-                store.put(class.id, s).await.unwrap().unwrap();
+                store.put(class.id, s, suite::HERE).await.unwrap().unwrap();
             }
             store.remove(class.id, "s4").await.unwrap().unwrap();
             let events: i64 = store
