@@ -179,6 +179,13 @@ fn cells_show_from_k_senders_and_one_address_moves_its_cell_by_one() {
         "{link}"
     );
     assert!(mine.contains("class=\"mine\""), "{link}");
+    // A tick no clock has is not said as a figure.
+    for tick in ["NaN", "inf", "-5", "0.1"] {
+        let odd = link.replace("tick=100000", &format!("tick={tick}"));
+        let (s, page) = request(HERE, b.port, "GET", &odd, &[], b"");
+        assert_eq!(s, 200, "{odd}");
+        assert!(!page.contains("ticked"), "{odd}");
+    }
     let (_, v) = add(
         b.port,
         sender(3, 31),

@@ -134,7 +134,10 @@ fn is_mine(f: &Filters, k: &CellKey) -> bool {
 
 /// The sentence about the visitor's run: only from a cell that is shown.
 fn yours(cells: &[Cell], f: &Filters, k: i64) -> Option<String> {
-    let tick = f.tick?;
+    // A tick no clock has is no figure to say.
+    let tick = f
+        .tick
+        .filter(|t| (atlas::MIN_TICK_NS..=atlas::MAX_TICK_NS).contains(t))?;
     f.version?;
     let said = format!("Your browser's performance.now ticked {}", duration(tick));
     Some(match cells.iter().find(|c| is_mine(f, &c.key)) {
