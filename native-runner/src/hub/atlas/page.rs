@@ -195,11 +195,26 @@ fn browsers_table(out: &mut String, cells: &[&Cell], f: &Filters) {
             c.runs,
             esc(&now.map_or(DASH.into(), |n| n.modes_text())),
             esc(&now.and_then(|n| n.read_median()).map_or(DASH.into(), duration)),
-            esc(&claim.map_or(DASH.into(), |(ns, src)| format!("{} ({src})", atlas::short_duration(ns)))),
+            esc(&claim.map_or(DASH.into(), |(ns, _)| atlas::short_duration(ns))),
             esc(&c.flag().unwrap_or_else(|| if claim.is_some() { "agrees".into() } else { DASH.into() })),
         );
     }
     out.push_str("</tbody></table></div>");
+    // Where each documented figure comes from, once, not in every row.
+    let mut sources: Vec<&str> = cells
+        .iter()
+        .filter_map(|c| c.key.claim())
+        .map(|c| c.1)
+        .collect();
+    sources.sort_unstable();
+    sources.dedup();
+    if !sources.is_empty() {
+        let _ = write!(
+            out,
+            "<p class=\"note\">Documented: {}.</p>",
+            esc(&sources.join("; "))
+        );
+    }
 }
 
 /// The machines' table: a row per native cell and clock.
