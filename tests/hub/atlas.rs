@@ -1,8 +1,9 @@
 //! The atlas on two hub instances and one throwaway PostgreSQL cluster: runs added on A
 //! are cells on B once k senders are in them (a cell below k is in neither the page, the
 //! CSV nor the JSON); one address sending 1 000 runs moves its cell by one; a closed
-//! class counts each of its senders once; the hostile table; `ticklab run --share`; and a
-//! SIGKILL of an instance mid-burst loses no acknowledged run.
+//! class counts each of its senders once; the hostile table; `ticklab run --share`; and
+//! neither a SIGKILL of an instance nor a stop of PostgreSQL mid-burst loses an
+//! acknowledged run.
 
 use std::net::Ipv4Addr;
 use std::time::{Duration, Instant};
@@ -495,40 +496,84 @@ fn ticklab_run_share_prints_what_it_sends_and_is_counted() {
     // URLs that are no hub's: the command's bad-input table (tests/cli/bad_inputs.rs).
 }
 
-/// 600 senders add a run each across both instances; A is killed after 200 are
-/// acknowledged; every run acknowledged (201, or 200 for one already counted) is in the
-/// database.
-#[test]
-fn a_sigkill_mid_burst_loses_no_acknowledged_run() {
-    let t = two();
+/// 600 senders (of `range`) add a run each across the instances at `ports`, 8 at a time,
+/// each asked again elsewhere when its instance is gone and later when it answers 503:
+/// each run's index once acknowledged (201, or 200 for one already counted), and the 503s
+/// each poster met.
+fn burst_of_runs(
+    ports: [u16; 2],
+    range: u8,
+) -> (
+    std::sync::mpsc::Receiver<usize>,
+    Vec<std::thread::JoinHandle<usize>>,
+) {
     let d = digest("Chromium 156", "isolated", 5_000.0);
-    let ports = [t.a.port, t.b.port];
     let (tx, rx) = std::sync::mpsc::channel();
-    let posters: Vec<_> = (0..8)
+    let posters = (0..8)
         .map(|w| {
             let (tx, d) = (tx.clone(), d.clone());
             std::thread::spawn(move || {
                 let end = Instant::now() + Duration::from_secs(120);
+                let mut unavailable = 0;
                 for i in (w..600).step_by(8) {
                     let mut port = ports[i % 2];
                     loop {
                         assert!(Instant::now() < end, "run {i} not acknowledged in time");
-                        match add(port, sender(5, i), &d) {
+                        match add(port, sender(range, i), &d) {
                             (201 | 200, _) => break,
                             (0, _) => port = ports[1],
-                            (503, _) => std::thread::sleep(Duration::from_millis(200)),
+                            (503, v) => {
+                                assert!(v.to_string().contains("ask again"), "{v}");
+                                unavailable += 1;
+                                std::thread::sleep(Duration::from_millis(200));
+                            }
                             (s, v) => panic!("{i}: {s} {v}"),
                         }
                     }
                     let _ = tx.send(i);
                 }
+                unavailable
             })
         })
         .collect();
-    drop(tx);
+    (rx, posters)
+}
+
+/// Every run of `acked` (from `range`) is in the database, and once rolled, in its cell.
+fn assert_kept(pg: &Cluster, acked: &[usize], range: u8) {
+    assert_eq!(acked.len(), 600);
+    let list: Vec<String> = acked
+        .iter()
+        .map(|i| format!("'{}'", sender(range, *i)))
+        .collect();
+    let lost = pg
+        .psql(&format!(
+            "SELECT count(*) FROM unnest(ARRAY[{}]::inet[]) a \
+             WHERE ticklab_sender(a) NOT IN (SELECT sender FROM atlas_sender)",
+            list.join(",")
+        ))
+        .unwrap();
+    assert_eq!(lost.trim(), "0", "acknowledged runs lost");
+    rolled(pg);
+    assert_eq!(
+        pg.psql("SELECT runs FROM atlas_cell").unwrap().trim(),
+        "600"
+    );
+    assert_eq!(
+        pg.psql("SELECT count(*) FROM atlas_run").unwrap().trim(),
+        "600"
+    );
+}
+
+/// 600 senders add a run each across both instances; A is killed after 200 are
+/// acknowledged; every run acknowledged is in the database.
+#[test]
+fn a_sigkill_mid_burst_loses_no_acknowledged_run() {
+    let t = two();
+    let (acks, posters) = burst_of_runs([t.a.port, t.b.port], 5);
     let mut a = t.a;
     let mut acked = Vec::new();
-    for i in rx.iter() {
+    for i in acks.iter() {
         acked.push(i);
         if acked.len() == 200 {
             a.child.kill().unwrap();
@@ -538,26 +583,26 @@ fn a_sigkill_mid_burst_loses_no_acknowledged_run() {
         p.join().unwrap();
     }
     let _ = a.child.wait();
-    assert_eq!(acked.len(), 600);
-    let list: Vec<String> = acked
-        .iter()
-        .map(|i| format!("'{}'", sender(5, *i)))
-        .collect();
-    let lost =
-        t.pg.psql(&format!(
-            "SELECT count(*) FROM unnest(ARRAY[{}]::inet[]) a \
-             WHERE ticklab_sender(a) NOT IN (SELECT sender FROM atlas_sender)",
-            list.join(",")
-        ))
-        .unwrap();
-    assert_eq!(lost.trim(), "0", "acknowledged runs lost");
-    rolled(&t.pg);
-    assert_eq!(
-        t.pg.psql("SELECT runs FROM atlas_cell").unwrap().trim(),
-        "600"
+    assert_kept(&t.pg, &acked, 5);
+}
+
+/// PostgreSQL stopped at once after 100 of 600 runs are acknowledged, started again 2 s
+/// later: runs meanwhile are answered 503 with "ask again", none acknowledged is lost, and
+/// the queue is rolled into the cells once it is back.
+#[test]
+fn postgres_stopped_mid_burst_answers_503_and_loses_no_acknowledged_run() {
+    let t = two();
+    let (acks, posters) = burst_of_runs([t.a.port, t.b.port], 7);
+    let mut acked: Vec<usize> = acks.iter().take(100).collect();
+    t.pg.crash().unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    t.pg.up().unwrap();
+    acked.extend(acks.iter());
+    let unavailable: usize = posters.into_iter().map(|p| p.join().unwrap()).sum();
+    assert!(
+        unavailable > 0,
+        "no run was answered 503 while the database was down"
     );
-    assert_eq!(
-        t.pg.psql("SELECT count(*) FROM atlas_run").unwrap().trim(),
-        "600"
-    );
+    assert_kept(&t.pg, &acked, 7);
+    eprintln!("{unavailable} runs answered 503 while PostgreSQL was down; all 600 kept");
 }
