@@ -389,6 +389,34 @@ fn the_atlas_refuses_what_no_run_sends() {
         assert!(answer.contains(why), "{what}: {answer}");
         rows.push(bad_input_row("atlas", what, &format!("{want}, the reason")));
     }
+    // Another site's page making its visitors' browsers add runs: a form's body, or a
+    // JSON request its browser says is cross-site.
+    let body = json!({ "run": good }).to_string();
+    for (what, headers) in [
+        (
+            "a run from another site's form (text/plain)",
+            vec![("Content-Type", "text/plain")],
+        ),
+        (
+            "a run with `Sec-Fetch-Site: cross-site`",
+            vec![
+                ("Content-Type", "application/json"),
+                ("Sec-Fetch-Site", "cross-site"),
+            ],
+        ),
+    ] {
+        let (s, answer) = request(
+            HERE,
+            a.port,
+            "POST",
+            "/atlas/runs",
+            &headers,
+            body.as_bytes(),
+        );
+        assert_eq!(s, 403, "{what}: {answer}");
+        assert!(answer.contains("hub's own page"), "{what}: {answer}");
+        rows.push(bad_input_row("atlas", what, "403, the reason"));
+    }
     let (s, answer) = request(HERE, a.port, "GET", "/atlas?isolated=perhaps", &[], b"");
     assert_eq!(s, 400, "{answer}");
     rows.push(bad_input_row(

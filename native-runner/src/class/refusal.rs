@@ -78,8 +78,11 @@ pub enum ClassError {
     /// `ConnectInfo`).
     #[error("the server did not say where the post came from")]
     NoPeer,
-    /// A class asked for by a request the hub's page does not send (another site's form).
-    #[error("a class is started from the hub's own page (a JSON request of the same site)")]
+    /// A class or a run for the atlas asked for by a request the hub's page does not send
+    /// (another site's form).
+    #[error(
+        "this is asked from the hub's own page or the command (a JSON request of the same site)"
+    )]
     CrossSite,
     /// The system gave no random bytes for a join code or a key: the server's log hears
     /// why.

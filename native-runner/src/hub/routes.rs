@@ -55,21 +55,24 @@ const DRAWS: usize = 5;
 /// other site can make a visitor's browser spend their school's classes.
 pub struct SameSite;
 
+/// Whether a request's headers are the hub's own page's: a JSON body said so, and, where
+/// the browser says, from the same site (or typed by the user: "none").
+pub fn same_site(headers: &HeaderMap) -> bool {
+    let said = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let json = said(header::CONTENT_TYPE.as_str()).is_some_and(|t| {
+        t.split(';')
+            .next()
+            .is_some_and(|t| t.trim() == "application/json")
+    });
+    let site = said("sec-fetch-site");
+    json && site.is_none_or(|s| s == "same-origin" || s == "none")
+}
+
 impl<S: Send + Sync> FromRequest<S> for SameSite {
     type Rejection = ClassError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ClassError> {
-        let same_site = {
-            let said = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok());
-            let json = said(header::CONTENT_TYPE.as_str()).is_some_and(|t| {
-                t.split(';')
-                    .next()
-                    .is_some_and(|t| t.trim() == "application/json")
-            });
-            let site = said("sec-fetch-site");
-            json && site.is_none_or(|s| s == "same-origin" || s == "none")
-        };
-        if !same_site {
+        if !same_site(req.headers()) {
             return Err(ClassError::CrossSite);
         }
         let bytes = Bytes::from_request(req, state)

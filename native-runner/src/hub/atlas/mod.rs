@@ -164,10 +164,16 @@ async fn add_run(
     State(h): State<Hub>,
     Extension(atlas): Extension<Arc<Atlas>>,
     AddressAllowed(from): AddressAllowed,
+    headers: axum::http::HeaderMap,
     body: Result<Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Result<impl IntoResponse, ClassError> {
     if h.is_stopping() {
         return Err(ClassError::Stopping);
+    }
+    // Another site's page cannot make its visitors' browsers add runs: each would count as
+    // a sender of its own.
+    if !super::routes::same_site(&headers) {
+        return Err(ClassError::CrossSite);
     }
     atlas
         .per_sender
