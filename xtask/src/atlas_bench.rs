@@ -25,6 +25,8 @@ const RUNS: usize = 4000;
 const CLIENTS: usize = 32;
 /// Reads of the atlas timed on one instance.
 const READS: usize = 1000;
+/// Requests of its page timed.
+const PAGES: usize = 300;
 
 fn figure(name: impl Into<String>, target: &str, measured: String, met: Option<bool>) -> Figure {
     Figure::new(SECTION, name, target, measured, met)
@@ -93,6 +95,15 @@ pub async fn figures(bin: &Path, chromedriver: &Path) -> Vec<Figure> {
             format!("not measured: {e}"),
             Some(false),
         )),
+    }
+    match pages(a.port) {
+        Ok((median, p99, bytes)) => out.push(figure(
+            format!("the atlas's page (the table of 60 cells and 4 plots, made for each request from the cells in memory) on one instance, {PAGES} requests: 99th percentile"),
+            "(reported)",
+            format!("{p99:.1} ms (median {median:.1} ms), {:.0} KB", bytes as f64 / 1000.0),
+            None,
+        )),
+        Err(e) => out.push(figure("the atlas's page", "(reported)", format!("not measured: {e}"), Some(false))),
     }
     match rate(&a, &b) {
         Ok((per_s, secs)) => out.push(figure(
@@ -220,6 +231,26 @@ fn reads(port: u16) -> Result<(f64, f64, Vec<f64>), String> {
         fresh.push(once()?);
     }
     Ok((quantile(&all, 0.5), quantile(&all, 0.99), fresh))
+}
+
+/// PAGES requests of the atlas's page, back to back: (median, 99th percentile) in ms, and
+/// its bytes.
+fn pages(port: u16) -> Result<(f64, f64, usize), String> {
+    let mut bytes = 0;
+    let mut all = (0..PAGES)
+        .map(|_| {
+            let t = Instant::now();
+            let (s, body) = request(Ipv4Addr::LOCALHOST, port, "GET", "/atlas", "")?;
+            let ms = t.elapsed().as_secs_f64() * 1e3;
+            bytes = body.len();
+            match s == 200 && body.contains("atlas-cells") {
+                true => Ok(ms),
+                false => Err(format!("{s}: {}", &body[..body.len().min(200)])),
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    all.sort_by(f64::total_cmp);
+    Ok((quantile(&all, 0.5), quantile(&all, 0.99), bytes))
 }
 
 /// RUNS runs, each from a sender of its own, from CLIENTS clients at once, to the
