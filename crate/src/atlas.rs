@@ -652,9 +652,10 @@ pub struct Versions {
 
 /// The ticks of `clock` across the versions of the cells of `engine` on `os`, isolated
 /// or not, among `cells`.
-pub fn versions(cells: &[Cell], engine: &str, os: &str, isolated: bool, clock: &str) -> Versions {
+pub fn versions(cells: &[&Cell], engine: &str, os: &str, isolated: bool, clock: &str) -> Versions {
     let mut mine: Vec<&Cell> = cells
         .iter()
+        .copied()
         .filter(|c| c.key.engine == engine && c.key.os == os && c.key.isolated == Some(isolated))
         .filter(|c| c.key.version.is_some())
         .collect();

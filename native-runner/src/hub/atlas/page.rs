@@ -341,10 +341,9 @@ pub fn render(cells: &[Cell], f: &Filters, k: i64) -> String {
     groups.sort();
     groups.dedup();
     for (engine, os, isolated) in groups.iter().take(MOST_PLOTS) {
-        let owned: Vec<Cell> = shown.iter().map(|c| (*c).clone()).collect();
         versions_figure(
             &mut out,
-            &atlas::versions(&owned, engine, os, *isolated, PAGE_NOW),
+            &atlas::versions(&shown, engine, os, *isolated, PAGE_NOW),
         );
         plotted += 1;
     }
