@@ -47,8 +47,12 @@ use crate::{step, workspace_root, WASM};
 /// performance.now out of the visitor's js-reads.js (it paid for the overhead experiment's
 /// budget kept in its reads' own time, a sleep of the reader no longer ending the
 /// doubling, and a stopwatch's step told by the least of three; 361 969 B after).
-/// From here the ceiling only goes down: a change that adds weight pays for it elsewhere.
-pub const BUDGET_GZ_BYTES: u64 = 362_000;
+/// It rose once, to 364.5 KB, for the error model of a recording (`tick::model`: the
+/// doubles' grid read off a file's values, never a tick; 2.4 KB gzipped, 12 ms on Slow 4G
+/// against the full lab's 2.5 s target): the page reads files with the command's rules, or
+/// the two would answer one file differently. From here it only goes down again: a change
+/// that adds weight pays for it elsewhere.
+pub const BUDGET_GZ_BYTES: u64 = 364_500;
 
 /// Budget for the first answer's module (wasm and JavaScript), gzipped: what a phone
 /// downloads before the headline.

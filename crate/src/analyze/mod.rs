@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::caveat::Caveat;
 use crate::error::{Error, Result};
 use crate::stats::{self, Band};
-use crate::tick::{self, EstimatorOptions, Method, Quantum, TickEstimate};
+use crate::tick::{self, model, EstimatorOptions, Method, Quantum, TickEstimate};
 
 pub use crate::unit::{ns_per_unit, Unit};
 pub use formats::{Format, Series};
@@ -293,14 +293,7 @@ fn epoch_unit(median: f64) -> Option<Unit> {
     .map(|(u, _)| u)
 }
 
-/// One unit in the last place of `x`: how far apart the doubles near it are.
-pub fn spacing(x: f64) -> f64 {
-    let x = x.abs();
-    if !x.is_finite() || x == 0.0 {
-        return 0.0;
-    }
-    f64::from_bits(x.to_bits() + 1) - x
-}
+pub use crate::tick::model::spacing;
 
 /// Whether readings written exactly to `places` decimals (`written`, in units of the last
 /// place) are doubles printed with more decimals than doubles near `top` hold
@@ -434,13 +427,10 @@ fn readings(a: &mut SeriesAnalysis) -> Result<()> {
         (None, Some(_)) => (series.quantum, None),
         (None, None) => Quantum::infer_with_finer(&intervals),
     };
-    // Storage, not the clock: readings this large are held by doubles this far apart
-    // (text read exactly is held by no double).
-    let stored = if series.exact.is_some() {
-        0.0
-    } else {
-        spacing(top)
-    };
+    // Storage, not the clock: readings this large are held by doubles this far apart (text
+    // read exactly came from doubles too when every reading lies on their grid).
+    let written = series.exact.as_ref().map(|(w, p)| (&w[..], *p));
+    let stored = model::readings_grid(v, written, top).unwrap_or(0.0);
     let storage = (stored > quantum.step()).then_some(stored);
     if let Some(step) = storage {
         quantum = Quantum::Spacing { step };
@@ -448,7 +438,13 @@ fn readings(a: &mut SeriesAnalysis) -> Result<()> {
     }
     let opts = sampled();
     let unit_s = ns_per_unit(unit).map(|ns| ns * 1e-9);
-    let estimate = tick::estimate_with_finer(&intervals, quantum, finer, unit_s, &opts)?;
+    let (quantum, mut estimate) = model::widened(quantum, &mut |q| {
+        tick::estimate_with_finer(&intervals, q, finer, unit_s, &opts)
+    })?;
+    if let Some(step) = storage {
+        model::hold_to_storage(&mut estimate, step);
+    }
+    model::never_storage(&mut estimate, unit_s);
     a.bands = if estimate.found() || estimate.method == Method::Precision {
         stats::bands(&intervals, estimate.tick / 4.0, 32)
     } else {
@@ -482,8 +478,30 @@ fn durations(a: &mut SeriesAnalysis) -> Result<()> {
 fn durations_of(series: &Series) -> Result<(TickEstimate, bool, Vec<Band>, Option<i32>)> {
     let opts = sampled();
     let unit_s = ns_per_unit(series.unit).map(|ns| ns * 1e-9);
-    let mut estimate =
-        tick::estimate_with_finer(&series.values, series.quantum, series.finer, unit_s, &opts)?;
+    // Values on the grid of the doubles that held their readings err by a whole step of it
+    // (the error model, `tick::model`): that grid is their precision, never a tick.
+    // Doubles printed in full read back exactly: their print adds no error.
+    let print = match series.quantum {
+        Quantum::Float { .. } => 0.0,
+        q => q.step(),
+    };
+    // The error is the larger of the two: a grid finer than the quantum's step (the float
+    // noise allowed doubles printed in full) is covered by it already.
+    let stored =
+        model::doubles_grid(&series.values, print, unit_s).filter(|&g| g > series.quantum.step());
+    // Rounded to a coarser decimal grid before they were printed (whole ns of a kernel's
+    // clock, held as doubles of seconds): that grid is their precision (a whole step
+    // between two readings), the print's the finer one.
+    let rounded = model::rounded_before(&series.values, print, stored.unwrap_or(0.0))
+        .filter(|&places| 10f64.powi(-places) > series.quantum.step() * (1.0 + 1e-9));
+    let (quantum, finer) = match (rounded, stored) {
+        (Some(places), _) => (Quantum::Decimals { places }, Some(series.quantum)),
+        (None, Some(step)) => (Quantum::Spacing { step }, None),
+        (None, None) => (series.quantum, series.finer),
+    };
+    let (quantum, mut estimate) = model::widened(quantum, &mut |q| {
+        tick::estimate_with_finer(&series.values, q, finer, unit_s, &opts)
+    })?;
     let mut offset = false;
     // Values that sit on their own grid (whole milliseconds) carry no offset to take off:
     // trying their differences too would only be another look for a chance fit.
@@ -502,7 +520,7 @@ fn durations_of(series: &Series) -> Result<(TickEstimate, bool, Vec<Band>, Optio
         .iter()
         .any(|c| matches!(c, Caveat::InsidePiles { .. }));
     if (!estimate.found() || from_piles) && !on_grid && series.values.len() >= 10 {
-        if let Some((mut e, reference)) = offset_estimate(series, unit_s, &opts)? {
+        if let Some((mut e, reference)) = offset_estimate(series, quantum, unit_s, &opts)? {
             // The zeros the table shows are the file's (runs the offset made negative).
             e.zeros = series.values.iter().filter(|v| **v == 0.0).count() as u64;
             e.caveats.insert(
@@ -556,6 +574,10 @@ fn durations_of(series: &Series) -> Result<(TickEstimate, bool, Vec<Band>, Optio
         estimate.exact = None;
         estimate.share_explained = share;
     }
+    if let Quantum::Spacing { step } = quantum {
+        model::hold_to_storage(&mut estimate, step);
+    }
+    model::never_storage(&mut estimate, unit_s);
     let bands = if estimate.found() || estimate.method == Method::Precision {
         stats::bands(&series.values, estimate.tick / 4.0, 32)
     } else {
@@ -577,6 +599,7 @@ const OFFSET_REFERENCES: usize = 5;
 /// reference.
 fn offset_estimate(
     series: &Series,
+    quantum: Quantum,
     unit_s: Option<f64>,
     opts: &EstimatorOptions,
 ) -> Result<Option<(TickEstimate, f64)>> {
@@ -606,10 +629,15 @@ fn offset_estimate(
     if d.len() < 10 {
         return Ok(None);
     }
-    // Differences of values this large are held by doubles this far apart: no finer.
+    // Differences of values this large are held by doubles this far apart: no finer; nor
+    // than the grid of the doubles that held their readings.
+    let stored = match quantum {
+        Quantum::Spacing { step } => step,
+        _ => 0.0,
+    };
     let q = match Quantum::infer(&d) {
-        q if q.step() < spacing(largest) => Quantum::Spacing {
-            step: spacing(largest),
+        q if q.step() < spacing(largest).max(stored) => Quantum::Spacing {
+            step: spacing(largest).max(stored),
         },
         q => q,
     };
@@ -627,9 +655,10 @@ fn offset_estimate(
     let step = if q.is_precision() {
         q.step()
     } else {
-        series.quantum.step()
+        quantum.step()
     }
-    .max(spacing(largest));
+    .max(spacing(largest))
+    .max(stored);
     let e = tick::estimate(&d, Quantum::Spacing { step: 2.0 * step }, unit_s, opts)?;
     // A step under the noise of the readings' doubles is that noise (differences near
     // 100 ms of readings near 20 minutes sit 1.2e-10 ms apart), no clock's.

@@ -142,6 +142,10 @@ caveats! {
     BelowReach = "below_reach" { reached: f64, precision: f64 },
     /// Nothing coarser than the data's precision explains the intervals.
     AtPrecision = "at_precision" { precision: f64 },
+    /// The values lie on the grid of the doubles that held their readings, `spacing`
+    /// apart (the data's units): no tick coarser than `bound` (two of them: a difference
+    /// of two readings errs by a whole one) explains them, and that grid is no tick.
+    Storage = "storage" { bound: f64, spacing: f64 },
     /// Recorded values that come no closer than `closest` (the data's units) beside a
     /// step's rounding: the tick is at most that, and the search could rule out nothing
     /// finer down to `precision`.
@@ -417,6 +421,10 @@ mod tests {
                 precision: 0.5,
             },
             Caveat::AtPrecision { precision: 0.25 },
+            Caveat::Storage {
+                bound: 0.5,
+                spacing: 0.25,
+            },
             Caveat::ClosestValues {
                 closest: 11.0,
                 precision: 1.0,

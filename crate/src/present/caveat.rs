@@ -195,6 +195,13 @@ fn tick(c: &Caveat) -> Option<String> {
             short(*reached),
             short(*precision)
         ),
+        Caveat::Storage { bound, spacing } => format!(
+            "the values lie on the grid of the doubles that held their readings, {} apart: \
+             storage, not a clock; a difference of two readings errs by a step of it, and \
+             nothing coarser than {} explains them: the tick is at most that",
+            short(*spacing),
+            short(*bound)
+        ),
         Caveat::AtPrecision { precision } => format!(
             "nothing coarser than the data's own precision ({}) explains the intervals beyond \
              chance: the tick is at most that",

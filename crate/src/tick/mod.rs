@@ -12,6 +12,7 @@ pub mod estimate;
 pub mod exact;
 mod experiment;
 pub mod grid;
+pub mod model;
 pub mod quantum;
 
 use serde::{Deserialize, Serialize};

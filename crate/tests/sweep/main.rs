@@ -1,33 +1,46 @@
-//! The estimator judged on a sweep of recordings it was never tuned to: thousands of timers,
-//! frame loops and intervals, each read by a clock of known tick and printed as programs
-//! print ([`recordings`], which shares no code with the lab). Every recording is analysed as
-//! `ticklab analyze` reads a file, and its answer held against the clock's tick:
-//! - no answer called reliable is more than 2% from the truth, in any recording, and no
-//!   bound is finer than the truth;
-//! - "ambiguous", "no tick" or a mere bound come in at most 10% of those whose values show
-//!   the tick (printed finely enough, and a pile over three multiples of it or more), and
-//!   never where the values hold 20 or more distinct levels of it.
+//! The estimator judged on a sweep of recordings it was never tuned to, each read by a
+//! clock of known tick and printed as programs print ([`recordings`], which shares no code
+//! with the lab). Every recording is analysed as `ticklab analyze` reads a file, and its
+//! answer held against the clock's tick. Two groups:
+//! - **timers** (the first [`TIMERS`] seeds): timers, frame loops and intervals read by a
+//!   clock in ms or ns. No answer called reliable is more than 2% from the truth, no bound
+//!   is finer than the truth; "ambiguous", "no tick" or a mere bound come in at most 10% of
+//!   those whose values show the tick (printed finely enough, and a pile over three
+//!   multiples of it or more), and never where the values hold 20 or more levels of it.
+//! - **made the whole way** (the rest): a platform's clock (ACPI PM timer, 24 and 19.2 MHz
+//!   counters, an HPET, a TSC, 1 ns, 1 µs, 15.625 ms, the browsers' clamps), its readings
+//!   held as doubles of seconds since boot, a page's milliseconds or the epoch, the
+//!   program's difference, mean over a fixed or varied count, or the readings themselves,
+//!   printed shortest, fixed or whole. Held to a ratchet of what is still wrong
+//!   ([`MADE_WRONG_MOST`], [`MADE_FALSE_BOUNDS_MOST`]): more is a regression.
 //!
-//! It prints its confusion table (the truth against the answer); BENCHMARKS.md keeps it.
-//! `TICKLAB_SWEEP=N` sweeps N recordings instead of the default, `TICKLAB_SWEEP_FROM=S`
-//! from seed S (6 000 each from seeds 100 000, 200 000 and 300 000, never run while the
-//! estimator was written: none wrong, 6 or 7 of about 10 000 columns each without the tick
-//! at 20 levels or more), `TICKLAB_SWEEP_SEED=S` shows one recording's answer
-//! in full.
+//! It prints their confusion tables (the truth against the answer); BENCHMARKS.md keeps
+//! them. `TICKLAB_SWEEP=N` sweeps N recordings instead of the default, `TICKLAB_SWEEP_FROM=S`
+//! from seed S, `TICKLAB_SWEEP_SEED=S` shows one recording's answer in full.
 
+mod made;
 mod recordings;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use recordings::{make, recording, Clock, Events, Layout, Plan, Print, Recording, Source};
+use recordings::{
+    make, make_pipeline, pipeline_plan, recording, Arith, Clock, Events, Layout, Plan, Print,
+    Recording, Source, Truth,
+};
 use ticklab::analyze::{examine, SeriesAnalysis, Unit};
 use ticklab::caveat::Caveat;
 use ticklab::tick::Method;
 
 /// Recordings in the sweep (the test command's).
-const SWEEP: u64 = 2000;
+const SWEEP: u64 = 3200;
+
+/// The first seeds of the sweep are timers' recordings ([`recording`]), the sweep of the
+/// rounds before; the rest are made the whole way a program makes one
+/// ([`recordings::Pipeline`]): a platform's clock, readings held as doubles, the
+/// program's arithmetic and print.
+const TIMERS: u64 = 2000;
 
 /// Most share of the recordings whose values show their tick answered without it.
 const MISSED_MOST: f64 = 0.10;
@@ -123,9 +136,17 @@ fn judge(a: &SeriesAnalysis, truth: f64) -> Answer {
 
 /// The answers for every column of `r`.
 fn answers(r: &Recording) -> Vec<(Answer, String)> {
+    answers_of(r, Truth::Tick(r.truth()))
+}
+
+/// The answers for every column of `r`, held against `truth`: with no lattice at all,
+/// only a tick called reliable is wrong.
+fn answers_of(r: &Recording, truth: Truth) -> Vec<(Answer, String)> {
     let no_json = |_: &[u8]| -> Result<_, String> { Err("no JSON here".into()) };
     let (name, unit) = match r.unit {
         "ns" => ("intervals.csv", Unit::Ns),
+        "us" => ("intervals.csv", Unit::Us),
+        "s" => ("intervals.csv", Unit::S),
         _ => ("intervals.csv", Unit::Ms),
     };
     let name = if r.layout == Layout::Lines {
@@ -145,7 +166,16 @@ fn answers(r: &Recording) -> Vec<(Answer, String)> {
     analysis
         .series
         .iter()
-        .map(|a| (judge(a, r.truth()), said(a)))
+        .map(|a| {
+            let answer = match truth {
+                Truth::Tick(t) => judge(a, t),
+                Truth::None => match a.estimate.as_ref() {
+                    Some(e) if e.reliable => Answer::Wrong,
+                    _ => Answer::NoTick,
+                },
+            };
+            (answer, said(a))
+        })
         .collect()
 }
 
@@ -199,6 +229,8 @@ struct Outcome {
     levels: usize,
     said: String,
     describe: String,
+    /// Made the whole way a program makes a recording ([`recordings::Pipeline`]).
+    made: bool,
 }
 
 fn sweep(count: u64) -> Vec<Outcome> {
@@ -215,21 +247,22 @@ fn sweep(count: u64) -> Vec<Outcome> {
                     break;
                 }
                 let seed = from + seed;
-                let r = recording(seed);
-                let got = answers(&r);
+                let d = drawn(seed);
+                let got = answers_of(&d.r, d.truth);
                 let mut o = out.lock().unwrap();
                 for (column, (answer, said)) in got.into_iter().enumerate() {
                     o.push(Outcome {
                         seed,
                         column,
-                        row: row(&r),
-                        sort: r.truth() * if r.unit == "ns" { 1e-6 } else { 1.0 },
+                        row: d.row.clone(),
+                        sort: d.sort,
                         answer,
-                        hidden: r.hidden(),
-                        shows: !r.hidden() && r.steps_in_a_pile(column),
-                        levels: r.levels(column),
+                        hidden: d.hidden,
+                        shows: !d.hidden && d.shown.steps_in_a_pile(column),
+                        levels: if d.hidden { 0 } else { d.shown.levels(column) },
                         said,
-                        describe: r.describe(),
+                        describe: d.describe.clone(),
+                        made: d.made,
                     });
                 }
             });
@@ -238,6 +271,87 @@ fn sweep(count: u64) -> Vec<Outcome> {
     let mut o = out.into_inner().unwrap();
     o.sort_by_key(|o| (o.seed, o.column));
     o
+}
+
+/// A recording of the sweep, with what it is held to.
+struct Drawn {
+    r: Recording,
+    truth: Truth,
+    row: String,
+    /// The row's place in the table.
+    sort: f64,
+    /// Whether the printing or the doubles holding the readings hide the tick.
+    hidden: bool,
+    /// The values whose piles and levels say whether they show the tick: the intervals,
+    /// for a series of readings.
+    shown: Recording,
+    describe: String,
+    made: bool,
+}
+
+/// Whether seed `seed` is a recording made the whole way a program makes one.
+fn is_pipeline(seed: u64) -> bool {
+    seed >= TIMERS
+}
+
+/// The recording of seed `seed`: a pipeline's or the timers' of [`recording`].
+fn drawn(seed: u64) -> Drawn {
+    if !is_pipeline(seed) {
+        let r = recording(seed);
+        return Drawn {
+            truth: Truth::Tick(r.truth()),
+            row: row(&r),
+            sort: r.truth() * if r.unit == "ns" { 1e-6 } else { 1.0 },
+            hidden: r.hidden(),
+            shown: Recording { ..clone_of(&r) },
+            describe: r.describe(),
+            made: false,
+            r,
+        };
+    }
+    let p = pipeline_plan(seed);
+    let (r, truth) = make_pipeline(seed, &p);
+    let mut shown = clone_of(&r);
+    if p.arith == Arith::Readings {
+        for c in &mut shown.columns {
+            *c = c.windows(2).map(|w| w[1] - w[0]).collect();
+        }
+    }
+    let held = match p.held {
+        recordings::Held::Seconds { since } if since >= 1e9 => "epoch s",
+        recordings::Held::Millis { since } if since >= 1e12 => "epoch ms",
+        recordings::Held::Seconds { .. } => "s since boot",
+        recordings::Held::Millis { .. } => "ms since load",
+    };
+    let arith = match p.arith {
+        Arith::Difference => "differences",
+        Arith::Mean { .. } => "means",
+        Arith::MeanVaried => "means of varied counts",
+        Arith::Readings => "readings",
+    };
+    Drawn {
+        truth,
+        row: p.platform.name(),
+        sort: p.platform.tick_s() * 1e3,
+        hidden: truth == Truth::None || r.hidden() || p.storage_hides(),
+        shown,
+        describe: format!("seed {seed}: {} ({held}, {arith})", p.describe()),
+        made: true,
+        r,
+    }
+}
+
+fn clone_of(r: &Recording) -> Recording {
+    Recording {
+        seed: r.seed,
+        text: r.text.clone(),
+        unit: r.unit,
+        clock: r.clock,
+        print: r.print,
+        layout: r.layout,
+        sources: r.sources.clone(),
+        columns: r.columns.clone(),
+    }
 }
 
 /// The confusion table, as Markdown: a row for each truth, a column for each answer.
@@ -278,13 +392,14 @@ fn env_u64(name: &str) -> Option<u64> {
 #[test]
 fn no_wrong_tick_is_called_reliable_across_the_sweep() {
     if let Some(seed) = env_u64("TICKLAB_SWEEP_SEED") {
-        let r = recording(seed);
-        eprintln!("{}\n{}", r.describe(), &r.text[..r.text.len().min(600)]);
+        let d = drawn(seed);
+        let r = &d.r;
+        eprintln!("{}\n{}", d.describe, &r.text[..r.text.len().min(600)]);
         // TICKLAB_SWEEP_SAVE=PATH writes the recording's file, for `ticklab analyze`.
         if let Ok(path) = std::env::var("TICKLAB_SWEEP_SAVE") {
             std::fs::write(&path, &r.text).unwrap();
         }
-        for (c, (a, s)) in answers(&r).into_iter().enumerate() {
+        for (c, (a, s)) in answers_of(r, d.truth).into_iter().enumerate() {
             let mut v = r.columns[c].clone();
             v.sort_by(f64::total_cmp);
             let mut counts: Vec<(f64, usize)> = Vec::new();
@@ -304,15 +419,45 @@ fn no_wrong_tick_is_called_reliable_across_the_sweep() {
     }
     let count = env_u64("TICKLAB_SWEEP").unwrap_or(SWEEP);
     let started = std::time::Instant::now();
-    let outcomes = sweep(count);
-    let recordings = outcomes.iter().filter(|o| o.column == 0).count();
+    let all = sweep(count);
     println!(
-        "{} recordings, {} columns, in {:.1} s\n\n{}",
-        recordings,
-        outcomes.len(),
-        started.elapsed().as_secs_f64(),
-        table(&outcomes)
+        "{} columns in {:.1} s",
+        all.len(),
+        started.elapsed().as_secs_f64()
     );
+    let (made, timers): (Vec<Outcome>, Vec<Outcome>) = all.into_iter().partition(|o| o.made);
+    let (a, mut failed) = hold(&timers, count, false);
+    let (b, more) = hold(&made, count, true);
+    failed.extend(more);
+    if let Ok(path) = std::env::var("TICKLAB_SWEEP_TABLE") {
+        std::fs::write(&path, format!("{a}\n{b}{LEGEND}")).unwrap();
+    }
+    assert!(failed.is_empty(), "{}", failed.join("; "));
+}
+
+/// What the columns of the sweep's tables mean.
+const LEGEND: &str = "\nThe answers: *right*, the tick found and called reliable, within 2 %; \
+     *= precision*, at most the data's precision, which is the tick; *bound*, at most a \
+     step coarser than the tick; *ambig. (named)*, ticks named as ambiguous, the tick among \
+     them; *ambiguous*, the tick not among them; *unreliable*, a tick given but not called \
+     reliable; *no tick*; *bound < tick*, at most a step finer than the tick, a false bound; \
+     *WRONG*, a wrong tick called reliable (for means over varied counts, which have no \
+     tick, any tick called reliable). Made by `cargo test -p ticklab --test sweep -- \
+     --nocapture`.\n";
+
+/// Most reliable wrong ticks, and most bounds finer than the tick, among the recordings made
+/// the whole way a program makes them: what the estimator still gets wrong of them, measured
+/// when they joined the sweep (issue 76 is open until both are 0). A ratchet: more is a
+/// regression.
+const MADE_WRONG_MOST: usize = 28;
+const MADE_FALSE_BOUNDS_MOST: usize = 42;
+
+/// Holds one group of the sweep's outcomes to its standard, prints its table and returns
+/// its summary and table for BENCHMARKS.md: the timers' recordings to none wrong, none
+/// falsely bound and few missed; those made the whole way (`made`) to the ratchet above.
+fn hold(outcomes: &[Outcome], count: u64, made: bool) -> (String, Vec<String>) {
+    let recordings = outcomes.iter().filter(|o| o.column == 0).count();
+    println!("{}", table(outcomes));
     let show = |what: &str, bad: &[&Outcome]| {
         for o in bad
             .iter()
@@ -384,8 +529,15 @@ fn no_wrong_tick_is_called_reliable_across_the_sweep() {
         .collect();
     show("false bound", &false_bounds);
     let share = missed.len() as f64 / visible.len().max(1) as f64;
+    let what = if made {
+        "made the whole way a program makes them (a platform's clock, its readings held as \
+         doubles of seconds or milliseconds since boot, a page's load or the epoch, the \
+         program's difference, mean or readings, its print)"
+    } else {
+        "of timers, intervals and frame loops"
+    };
     let summary = format!(
-        "{} recordings ({} columns) of timers, intervals and frame loops, {}; a row for each \
+        "{} recordings ({} columns) {what}, {}; a row for each \
          clock's tick (the truth), a column for each kind of answer. Reliable and wrong: {}. \
          Bounds finer than the tick: {}. No tick where the values show it (the printing \
          shows the tick, and a pile holds three multiples of it or more with no coarser \
@@ -402,39 +554,59 @@ fn no_wrong_tick_is_called_reliable_across_the_sweep() {
         100.0 * share,
         many_levels.len()
     );
-    if let Ok(path) = std::env::var("TICKLAB_SWEEP_TABLE") {
-        let legend = "\nThe answers: *right*, the tick found and called reliable, within 2 %; \
-                      *= precision*, at most the data's precision, which is the tick; *bound*, \
-                      at most a step coarser than the tick; *ambig. (named)*, ticks named as \
-                      ambiguous, the tick among them; *ambiguous*, the tick not among them; \
-                      *unreliable*, a tick given but not called reliable; *no tick*; *bound < \
-                      tick*, at most a step finer than the tick, a false bound; *WRONG*, a \
-                      wrong tick called reliable. Made by `cargo test -p ticklab --test \
-                      sweep -- --nocapture`.\n";
-        std::fs::write(&path, format!("{summary}{}{legend}", table(&outcomes))).unwrap();
-    }
     println!("{summary}");
-    assert!(recordings as u64 >= count.min(2000));
-    assert!(
+    let out = format!("{summary}{}", table(outcomes));
+    let mut failed = Vec::new();
+    let mut check = |ok: bool, why: String| {
+        if !ok {
+            failed.push(why);
+        }
+    };
+    if made {
+        check(
+            wrong.len() <= MADE_WRONG_MOST,
+            format!(
+                "made: {} wrong ticks called reliable (at most {MADE_WRONG_MOST})",
+                wrong.len()
+            ),
+        );
+        check(
+            false_bounds.len() <= MADE_FALSE_BOUNDS_MOST,
+            format!(
+                "made: {} bounds finer than the tick (at most {MADE_FALSE_BOUNDS_MOST})",
+                false_bounds.len()
+            ),
+        );
+        return (out, failed);
+    }
+    check(
+        recordings as u64 >= count.min(TIMERS),
+        format!("{recordings} recordings"),
+    );
+    check(
         wrong.is_empty(),
-        "{} wrong ticks called reliable",
-        wrong.len()
+        format!("{} wrong ticks called reliable", wrong.len()),
     );
     // A bound finer than the tick is as wrong as a wrong tick.
-    assert!(
+    check(
         false_bounds.is_empty(),
-        "{} bounds finer than the tick",
-        false_bounds.len()
+        format!("{} bounds finer than the tick", false_bounds.len()),
     );
     if count == SWEEP && env_u64("TICKLAB_SWEEP_FROM").is_none() {
-        assert!(share <= MISSED_MOST, "no tick in {:.1} %", 100.0 * share);
+        check(
+            share <= MISSED_MOST,
+            format!("no tick in {:.1} %", 100.0 * share),
+        );
         // Never without the tick where the values hold 20 levels of it or more.
-        assert!(
+        check(
             many_levels.is_empty(),
-            "{} recordings of 20 levels or more without their tick",
-            many_levels.len()
+            format!(
+                "{} recordings of 20 levels or more without their tick",
+                many_levels.len()
+            ),
         );
     }
+    (out, failed)
 }
 
 /// The two recordings the sweep was first asked for, made by the generator: a 100 ms

@@ -3,6 +3,9 @@
 //! not shaped by it. Each recording is drawn from a seed: events at true times, read by a
 //! clock, differenced in doubles, printed as programs print, laid out as a file.
 
+mod pipeline;
+pub use pipeline::*;
+
 /// SplitMix64, written again here so the recordings share no code with the lab.
 pub struct Rng(u64);
 
