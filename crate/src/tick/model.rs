@@ -183,24 +183,21 @@ pub fn readings_grid(values: &[f64], written: Option<(&[u64], i32)>, top: f64) -
             let (mut n, mut on) = (0usize, 0usize);
             for &x in w.iter().step_by(every) {
                 n += 1;
-                // On the doubles' grid, or a double's shortest digits padded with zeros
-                // (no more than 17 significant ones): either way a double's.
-                on += usize::from(x % u == 0 || significant(x) <= 17);
+                // On the doubles' grid, or the shortest digits of the double nearest it,
+                // padded with zeros (how a double of 1.7e18 prints): either way a double's.
+                on += usize::from(x % u == 0 || shortest_of_its_double(x));
             }
             (on as f64 >= ON_GRID * n as f64).then_some(g)
         }
     }
 }
 
-/// Significant digits of a whole number (trailing zeros are not).
-fn significant(mut x: u64) -> u32 {
-    if x == 0 {
-        return 0;
-    }
-    while x % 10 == 0 {
-        x /= 10;
-    }
-    x.ilog10() + 1
+/// Whether the whole number `x` is how the double nearest it prints (its shortest digits,
+/// then zeros): an integer clock's readings of 100 ns print so a quarter of the time at
+/// most, where a shorter number lies as near their double.
+fn shortest_of_its_double(x: u64) -> bool {
+    let d = x as f64;
+    d < 1.8e19 && format!("{d}") == x.to_string()
 }
 
 /// Whether `tick` (in units of `unit_s` seconds; never in no known unit) is exactly a grid of
@@ -378,5 +375,19 @@ mod tests {
         assert_eq!(readings_grid(&v, Some((&w, 0)), top), Some(256.0));
         let odd: Vec<u64> = w.iter().map(|x| x + 3).collect();
         assert_eq!(readings_grid(&v, Some((&odd, 0)), top), None);
+        // Printed from doubles: each the shortest digits of its double, padded with zeros.
+        let printed: Vec<u64> = (0..100u64)
+            .map(|i| {
+                format!("{}", (1.77e18 + (i * 7919) as f64 * 256.0))
+                    .parse()
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(readings_grid(&v, Some((&printed, 0)), top), Some(256.0));
+        // An integer clock of 100 ns: a shorter number lies as near many of their doubles.
+        let clock: Vec<u64> = (0..100u64)
+            .map(|i| 1_770_000_000_000_000_000 + i * 7919 * 100)
+            .collect();
+        assert_eq!(readings_grid(&v, Some((&clock, 0)), top), None);
     }
 }
