@@ -11,8 +11,9 @@ pub(super) const MIN_SHOWN: usize = 10;
 /// value off its multiples: those written to a step finer than it (487.3, written to 0.1,
 /// is a multiple of 0.001 because of its printing, whatever timed it). Returns how many
 /// values are written that finely and the share of them the tick explains, to within their
-/// own step (`grid` for values at a double's full precision); none when the values' digits
-/// are not known.
+/// own step or the error the tick was found at (`grid`: a doubles' grid, or the whole
+/// nanoseconds readings were rounded to before a program held them), the larger, as the
+/// error model has it (`tick::model`); none when the values' digits are not known.
 pub(super) fn printing_alone(series: &Series, tick: f64, grid: f64) -> Option<(usize, f64)> {
     if series.places.len() != series.values.len() || tick.is_nan() || tick <= 0.0 {
         return None;
@@ -34,7 +35,7 @@ pub(super) fn printing_alone(series: &Series, tick: f64, grid: f64) -> Option<(u
             continue;
         }
         shown += 1;
-        if (x - (x / tick).round() * tick).abs() < q * (1.0 + 1e-9) + 1e-12 * x {
+        if (x - (x / tick).round() * tick).abs() < q.max(grid) * (1.0 + 1e-9) + 1e-12 * x {
             hit += 1;
         }
     }

@@ -45,6 +45,10 @@ use crate::caveat::Caveat;
 /// until 2100 (4.1·10⁹ s). A grid that only larger readings would have is a clock's.
 const LARGEST_S: f64 = 4.2e9;
 
+/// The multiples of a grid the values of a doubles' grid never all lie on: the primes a
+/// decimal or binary grid coarser than it is made of (whole ns are five steps of 0.2 ns).
+const COARSER: [f64; 3] = [2.0, 3.0, 5.0];
+
 /// Share of the values that must lie on a grid for it to be their storage's.
 const ON_GRID: f64 = 0.99;
 
@@ -99,11 +103,11 @@ pub fn doubles_grid(values: &[f64], print: f64, unit_s: Option<f64>) -> Option<f
             if best.is_some_and(|b| b >= g) {
                 continue;
             }
-            // On this grid, and not on twice it: readings rounded to the doubles land on
-            // its odd multiples as often as on its even ones, where a clock of a few of
-            // its steps (5 µs on 0.5 µs) sits on the coarser grid too.
+            // On this grid, and on no coarser one of a few of its steps: readings rounded
+            // to the doubles land on every multiple of it alike, where a clock of a few of
+            // its steps (5 µs on 0.5 µs), or whole ns on 0.2 ns, sits on the coarser grid.
             let err = (0.5 * print).min(GRID_SLACK * g);
-            if on_grid(&v, g, err) && !on_grid(&v, 2.0 * g, err) {
+            if on_grid(&v, g, err) && !COARSER.iter().any(|&k| on_grid(&v, k * g, err)) {
                 best = Some(g);
             }
         }
@@ -363,6 +367,15 @@ mod tests {
         // Whole ns printed whole: the print is the precision.
         let w: Vec<f64> = (1..300).map(|i| (1000 + i * 37) as f64).collect();
         assert_eq!(doubles_grid(&w, 1.0, Some(1e-9)), None);
+    }
+
+    #[test]
+    fn whole_nanoseconds_are_no_grid_of_doubles_finer_than_them() {
+        // Whole ns printed to 4 decimals lie on 0.2 ns (a mean over 10 of readings in ns
+        // held as doubles up to 2^53 ns) and not on 0.4: but on 1 ns, five of its steps,
+        // which no doubles' rounding gives.
+        let w: Vec<f64> = (1..400).map(|i| (1000 + i * 37) as f64).collect();
+        assert_eq!(doubles_grid(&w, 1e-4, Some(1e-9)), None);
     }
 
     #[test]

@@ -262,8 +262,18 @@ pub fn estimate_with_finer(
         // Multiples of a few steps were tried at the coarse quantum but could not stand
         // out from chance there (two steps explain half of any values on it); at the finer
         // quantum they can. The largest that explains the values wins (20 µs, not 10 µs,
-        // for an isolated Firefox's performance.now written with float noise).
-        Some(f) if !e.found() => {
+        // for an isolated Firefox's performance.now written with float noise). But the grid
+        // may be the values' rounding (whole ns of a counter's readings), which puts every
+        // value on it at the finer print whatever clock made them: not where the search
+        // stopped above the grid (ticks between were never tried), nor where a coarser
+        // rival explains the values at the grid's error against less chance than the grid
+        // does at the finer print (279.365 ns against 1 ns on 0.1 ns: the one likelihood,
+        // a value each, of both).
+        Some(f)
+            if !e.found()
+                && !stopped_above(&e)
+                && !(e.method == Method::Ambiguous && e.chance <= f.step() / quantum.step()) =>
+        {
             let coarse = quantum.step();
             let top = (p.sorted[p.sorted.len() - 1] / coarse)
                 .floor()
@@ -290,6 +300,13 @@ pub fn estimate_with_finer(
             from_piles(&p, quantum, unit_s, opts, e)?,
         )),
     }
+}
+
+/// Whether the search stopped above the data's precision: values too long to search finer.
+fn stopped_above(e: &TickEstimate) -> bool {
+    e.caveats
+        .iter()
+        .any(|c| matches!(c, Caveat::BelowReach { .. }))
 }
 
 /// The estimate of values written to `quantum`, in a unit of `unit_s` seconds when known
