@@ -436,8 +436,24 @@ fn readings(a: &mut SeriesAnalysis) -> Result<()> {
         quantum = Quantum::Spacing { step };
         finer = None;
     }
-    let opts = sampled();
+    // Whole units rounded before the readings were held as doubles this coarse (whole ns of
+    // a kernel's clock in doubles of seconds): that grid is the intervals' precision, as for
+    // durations. (Readings held finely lie on their clock's own grid.)
+    let print = match series.quantum {
+        Quantum::Float { .. } => 0.0,
+        q => q.step(),
+    };
     let unit_s = ns_per_unit(unit).map(|ns| ns * 1e-9);
+    if let Some(places) = storage
+        .and_then(|step| model::rounded_before(&intervals, print, step, true, unit_s))
+        .filter(|&places| 10f64.powi(-places) > quantum.step() * (1.0 + 1e-9))
+    {
+        // The doubles' grid stays the finer error: a clock of that decimal tick (100 µs
+        // of a performance.now clamp) is told there, as for durations.
+        finer = Some(quantum);
+        quantum = Quantum::Decimals { places };
+    }
+    let opts = sampled();
     let (quantum, mut estimate) = model::widened(quantum, &mut |q| {
         tick::estimate_with_finer(&intervals, q, finer, unit_s, &opts)
     })?;
@@ -492,8 +508,9 @@ fn durations_of(series: &Series) -> Result<(TickEstimate, bool, Vec<Band>, Optio
     // Rounded to a coarser decimal grid before they were printed (whole ns of a kernel's
     // clock, held as doubles of seconds): that grid is their precision (a whole step
     // between two readings), the print's the finer one.
-    let rounded = model::rounded_before(&series.values, print, stored.unwrap_or(0.0))
-        .filter(|&places| 10f64.powi(-places) > series.quantum.step() * (1.0 + 1e-9));
+    let rounded =
+        model::rounded_before(&series.values, print, stored.unwrap_or(0.0), false, unit_s)
+            .filter(|&places| 10f64.powi(-places) > series.quantum.step() * (1.0 + 1e-9));
     let (quantum, finer) = match (rounded, stored) {
         (Some(places), _) => (Quantum::Decimals { places }, Some(series.quantum)),
         (None, Some(step)) => (Quantum::Spacing { step }, None),

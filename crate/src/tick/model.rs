@@ -107,7 +107,9 @@ pub fn doubles_grid(values: &[f64], print: f64, unit_s: Option<f64>) -> Option<f
             // to the doubles land on every multiple of it alike, where a clock of a few of
             // its steps (5 µs on 0.5 µs), or whole ns on 0.2 ns, sits on the coarser grid.
             let err = (0.5 * print).min(GRID_SLACK * g);
-            if on_grid(&v, g, err) && !COARSER.iter().any(|&k| on_grid(&v, k * g, err)) {
+            if on_grid(&v, g, err, false)
+                && !COARSER.iter().any(|&k| on_grid(&v, k * g, err, false))
+            {
                 best = Some(g);
             }
         }
@@ -115,23 +117,47 @@ pub fn doubles_grid(values: &[f64], print: f64, unit_s: Option<f64>) -> Option<f
     best
 }
 
-/// The coarsest decimal grid, as places, that durations `values` on the doubles' grid
-/// `storage` (and printed to `print`) lie on within that error, when it is coarser than the
-/// print: readings rounded to whole nanoseconds by the kernel before a program held them
-/// as doubles of seconds (`clock_gettime`) carry that rounding too, a whole unit between two
-/// of them, and the grid is where their error begins, not a tick.
-pub fn rounded_before(values: &[f64], print: f64, storage: f64) -> Option<i32> {
+/// The coarsest decimal grid, as places, that `values` (durations, or differences of
+/// readings when `differences`) printed to `print` lie on, within their error, when it is
+/// coarser than the print: readings rounded to whole nanoseconds by the kernel before a
+/// program held them as doubles of seconds (`clock_gettime`) carry that rounding too, a
+/// whole unit between two of them, and the grid is where their error begins, not a tick.
+/// The error is the print's (half a step, a whole one between two printed readings), the
+/// doubles' `storage` where known, and what doubles the print hides: a grid under
+/// `1/(2·GRID_SLACK)` of its steps never shows through it ([`doubles_grid`]), and none is
+/// coarser than the epoch's in seconds at [`LARGEST_S`] (in the values' unit of `unit_s`
+/// seconds; nothing hidden where the unit is unknown).
+pub fn rounded_before(
+    values: &[f64],
+    print: f64,
+    storage: f64,
+    differences: bool,
+    unit_s: Option<f64>,
+) -> Option<i32> {
     let v = sample(values)?;
-    let err = 0.5 * print + storage;
+    let rounding = if differences { print } else { 0.5 * print };
+    let hidden = unit_s.map_or(0.0, |u| {
+        (print / (2.0 * GRID_SLACK)).min(spacing(LARGEST_S) / u)
+    });
     // Values within 15 % of a grid land there by chance 30 % of the time: 99 % of twenty
     // values or more, never.
     const SLACK: f64 = 0.15;
     let top = v.iter().copied().fold(0.0f64, f64::max);
-    (-6..=15)
-        .map(|p| (p, 10f64.powi(-p)))
-        .filter(|&(_, d)| d > 1.5 * print && d * 4.0 <= top && err <= SLACK * d)
-        .find(|&(_, d)| on_grid(&v, d, err))
-        .map(|(p, _)| p)
+    let at = |err: f64, distinct: bool| {
+        (-6..=15)
+            .map(|p| (p, 10f64.powi(-p)))
+            .filter(|&(_, d)| d > 1.5 * print && d * 4.0 <= top && err <= SLACK * d)
+            .find(|&(_, d)| on_grid(&v, d, err, distinct))
+            .map(|(p, _)| p)
+    };
+    // The error hidden doubles may add is tried only where the values reach that many
+    // different multiples: a timer's pile lies within a few steps of each divisor of its
+    // period.
+    at(rounding + storage, false).or_else(|| {
+        (hidden > 0.0)
+            .then(|| at(rounding + storage + hidden, true))
+            .flatten()
+    })
 }
 
 /// The positive finite values a grid is read off, a sample of them; none when too few.
@@ -144,17 +170,24 @@ fn sample(values: &[f64]) -> Option<Vec<f64>> {
 }
 
 /// Whether nearly all of `v` lie within `err` (and a value's float error) of multiples of
-/// `g`, on [`GRID_POINTS`] multiples at least.
-fn on_grid(v: &[f64], g: f64, err: f64) -> bool {
+/// `g`, reaching [`GRID_POINTS`] multiples at least: counted as the values come, or when
+/// `distinct` as different multiples (a pile a few steps wide reaches one at most).
+fn on_grid(v: &[f64], g: f64, err: f64, distinct: bool) -> bool {
     let (mut points, mut last) = (0usize, f64::NAN);
+    let mut seen: Vec<f64> = Vec::new();
     let on = v
         .iter()
         .filter(|&&x| {
             let k = (x / g).round();
             let hit = k >= 1.0 && (x - k * g).abs() <= err + 8.0 * spacing(x);
             if hit && k != last {
-                points += 1;
                 last = k;
+                if !distinct {
+                    points += 1;
+                } else if seen.len() < GRID_POINTS && !seen.contains(&k) {
+                    seen.push(k);
+                    points += 1;
+                }
             }
             hit
         })
