@@ -50,9 +50,12 @@ use crate::{step, workspace_root, WASM};
 /// It rose once, to 364.5 KB, for the error model of a recording (`tick::model`: the
 /// doubles' grid read off a file's values, never a tick; 2.4 KB gzipped, 12 ms on Slow 4G
 /// against the full lab's 2.5 s target): the page reads files with the command's rules, or
-/// the two would answer one file differently. From here it only goes down again: a change
-/// that adds weight pays for it elsewhere.
-pub const BUDGET_GZ_BYTES: u64 = 364_500;
+/// the two would answer one file differently; and by 0.2 KB to 364.7 KB for the same model's
+/// rounding before storage (whole ns under the doubles' error, readings held as coarse
+/// doubles, the finer print's guards: 364 667 B, after 0.1 KB of it was paid back in the
+/// model's own code). From here it only goes down again: a change that adds weight pays
+/// for it elsewhere.
+pub const BUDGET_GZ_BYTES: u64 = 364_700;
 
 /// Budget for the first answer's module (wasm and JavaScript), gzipped: what a phone
 /// downloads before the headline.

@@ -444,9 +444,8 @@ fn readings(a: &mut SeriesAnalysis) -> Result<()> {
         q => q.step(),
     };
     let unit_s = ns_per_unit(unit).map(|ns| ns * 1e-9);
-    if let Some(places) = storage
-        .and_then(|step| model::rounded_before(&intervals, print, step, true, unit_s))
-        .filter(|&places| 10f64.powi(-places) > quantum.step() * (1.0 + 1e-9))
+    if let Some(places) =
+        storage.and_then(|step| model::rounded_before(&intervals, print, step, true, unit_s))
     {
         // The doubles' grid stays the finer error: a clock of that decimal tick (100 µs
         // of a performance.now clamp) is told there, as for durations.

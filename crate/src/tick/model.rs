@@ -143,21 +143,24 @@ pub fn rounded_before(
     // values or more, never.
     const SLACK: f64 = 0.15;
     let top = v.iter().copied().fold(0.0f64, f64::max);
-    let at = |err: f64, distinct: bool| {
-        (-6..=15)
-            .map(|p| (p, 10f64.powi(-p)))
-            .filter(|&(_, d)| d > 1.5 * print && d * 4.0 <= top && err <= SLACK * d)
-            .find(|&(_, d)| on_grid(&v, d, err, distinct))
-            .map(|(p, _)| p)
-    };
     // The error hidden doubles may add is tried only where the values reach that many
     // different multiples: a timer's pile lies within a few steps of each divisor of its
     // period.
-    at(rounding + storage, false).or_else(|| {
-        (hidden > 0.0)
-            .then(|| at(rounding + storage + hidden, true))
-            .flatten()
-    })
+    let tries = [
+        (rounding + storage, false),
+        (rounding + storage + hidden, true),
+    ];
+    tries[..if hidden > 0.0 { 2 } else { 1 }]
+        .iter()
+        .find_map(|&(err, distinct)| {
+            (-6..=15).find(|&p| {
+                let d = 10f64.powi(-p);
+                d > 1.5 * print
+                    && d * 4.0 <= top
+                    && err <= SLACK * d
+                    && on_grid(&v, d, err, distinct)
+            })
+        })
 }
 
 /// The positive finite values a grid is read off, a sample of them; none when too few.
@@ -174,18 +177,16 @@ fn sample(values: &[f64]) -> Option<Vec<f64>> {
 /// `distinct` as different multiples (a pile a few steps wide reaches one at most).
 fn on_grid(v: &[f64], g: f64, err: f64, distinct: bool) -> bool {
     let (mut points, mut last) = (0usize, f64::NAN);
-    let mut seen: Vec<f64> = Vec::new();
+    let mut seen = [f64::NAN; GRID_POINTS];
     let on = v
         .iter()
         .filter(|&&x| {
             let k = (x / g).round();
             let hit = k >= 1.0 && (x - k * g).abs() <= err + 8.0 * spacing(x);
-            if hit && k != last {
+            if hit && k != last && points < GRID_POINTS {
                 last = k;
-                if !distinct {
-                    points += 1;
-                } else if seen.len() < GRID_POINTS && !seen.contains(&k) {
-                    seen.push(k);
+                if !(distinct && seen.contains(&k)) {
+                    seen[points] = k;
                     points += 1;
                 }
             }
