@@ -12,6 +12,11 @@
 //!   grid becomes `g = ulp(M)·c`. For readings `M` is their size; for durations it is read
 //!   off the values: the coarsest grid `2^e·c` that holds nearly all of them, finer than
 //!   their print, that doubles of a magnitude a clock reaches (the epoch at most) have;
+//! - **a rounding before storage**: readings a kernel rounded to whole nanoseconds before a
+//!   program held them as doubles lie on whole ns within the doubles' error (which the
+//!   print may hide: up to ten of its steps, never more than the epoch's doubles), and that
+//!   grid is their precision ([`rounded_before`]); it is tried as the tick at the finer
+//!   print only where nothing coarser rivals it;
 //! - **a jittered clamp**: the documented spread of its edges (the lab's own clocks).
 //!
 //! So a value's error is at most `E = max(print, storage)`, and the values show it: their

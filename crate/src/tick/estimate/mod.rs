@@ -269,11 +269,7 @@ pub fn estimate_with_finer(
         // rival explains the values at the grid's error against less chance than the grid
         // does at the finer print (279.365 ns against 1 ns on 0.1 ns: the one likelihood,
         // a value each, of both).
-        Some(f)
-            if !e.found()
-                && !stopped_above(&e)
-                && !(e.method == Method::Ambiguous && e.chance <= f.step() / quantum.step()) =>
-        {
+        Some(f) if finer_may_tell(&e, quantum, f) => {
             let coarse = quantum.step();
             let top = (p.sorted[p.sorted.len() - 1] / coarse)
                 .floor()
@@ -302,11 +298,17 @@ pub fn estimate_with_finer(
     }
 }
 
-/// Whether the search stopped above the data's precision: values too long to search finer.
-fn stopped_above(e: &TickEstimate) -> bool {
-    e.caveats
+/// Whether the grid's multiples are tried at the `finer` quantum after the estimate `e` at
+/// `quantum` found no tick: not where the search stopped above the data's precision
+/// (values too long to search finer), nor where a rival explains the values against less
+/// chance, a value each, than the finer print gives the grid.
+fn finer_may_tell(e: &TickEstimate, quantum: Quantum, finer: Quantum) -> bool {
+    let stopped_above = e
+        .caveats
         .iter()
-        .any(|c| matches!(c, Caveat::BelowReach { .. }))
+        .any(|c| matches!(c, Caveat::BelowReach { .. }));
+    let rival = e.method == Method::Ambiguous && e.chance <= finer.step() / quantum.step();
+    !(e.found() || stopped_above || rival)
 }
 
 /// The estimate of values written to `quantum`, in a unit of `unit_s` seconds when known
